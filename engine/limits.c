@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one table of copy-manager limits. The parameter-list parser enforces
+ * exactly these values, and RECEIVE COPY RESULTS OPERATING PARAMETERS and VPD
+ * 0x8F report exactly these values (they all take a struct xcm_limits).
+ */
+#include "xcm/xcm.h"
+
+_Static_assert(XCM_MAX_CSCD <= XCM_CSCD_ID_MAX_INDEX + 1, "CSCD index space");
+
+const struct xcm_limits xcm_limits_default = {
+	.max_cscd = XCM_MAX_CSCD,
+	.max_seg = XCM_MAX_SEG,
+	/* every descriptor at its largest supported size (E4h 32, 0Ah 32 bytes) */
+	.max_desc_list_len = XCM_MAX_CSCD * XCM_CSCD_LEN + XCM_MAX_SEG * XCM_SEG_B2B_OFF_LEN,
+	/*
+	 * 4 MiB per segment bounds one command's work at 4 GiB, which a file
+	 * backend finishes well inside TCMU's 30 s command timeout.
+	 */
+	.max_seg_len = 4u << 20,
+	.max_inline_len = 0,
+	.held_data_limit = 0,
+	.total_concurrent = 1,
+	.max_concurrent = 1,
+	.data_seg_gran = 0,
+	.inline_gran = 0,
+	.held_gran = 0,
+	.snlid = true,
+};
+
+uint32_t
+xcm_limits_max_param_len(const struct xcm_limits *lim)
+{
+	return XCM_PLIST_HDR_LEN + lim->max_desc_list_len + lim->max_inline_len;
+}
+
+static const uint8_t g_desc_codes[] = { XCM_SEG_B2B, XCM_SEG_B2B_OFF, XCM_CSCD_ID };
+static const uint8_t g_xcopy_sas[] = { XCM_SA_XCOPY_LID1 };
+static const uint8_t g_rcr_sas[] = {
+	XCM_SA_RCR_COPY_STATUS, XCM_SA_RCR_RECEIVE_DATA, XCM_SA_RCR_OP_PARAMS,
+	XCM_SA_RCR_FAILED_SEGMENT,
+};
+
+const uint8_t *
+xcm_supported_desc_codes(size_t *n)
+{
+	*n = sizeof(g_desc_codes);
+	return g_desc_codes;
+}
+
+const uint8_t *
+xcm_supported_xcopy_sas(size_t *n)
+{
+	*n = sizeof(g_xcopy_sas);
+	return g_xcopy_sas;
+}
+
+const uint8_t *
+xcm_supported_rcr_sas(size_t *n)
+{
+	*n = sizeof(g_rcr_sas);
+	return g_rcr_sas;
+}

@@ -1,0 +1,47 @@
+# tests/: the CUnit unit-test binary (ASan+UBSan) and the libFuzzer targets.
+UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c))
+UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
+UT_BIN := $(BUILD)/tests/unit_tests
+
+$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit
+
+$(UT_BIN): $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN)
+	$(call msg,LD,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN) $(UT_LIBS) \
+		$(CUNIT_LIBS) $(SGUTILS_LIBS)
+
+.PHONY: test-unit unit-tests
+unit-tests: $(UT_BIN)
+test-unit: $(UT_BIN) check-engine-size
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(UT_BIN)
+TEST_TARGETS := test-unit $(TEST_TARGETS)
+
+# libFuzzer targets: tests/fuzz/fuzz_NAME.c, corpus seeds in tests/fuzz/corpus/NAME/.
+# New inputs go to $(BUILD)/fuzz/corpus/NAME so the tree stays clean.
+FUZZ_CC ?= clang
+FUZZ_SRCS := $(sort $(wildcard $(TOP)/tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst $(TOP)/tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(CPPFLAGS_ALL)
+
+$(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(ENGINE_SRCS) $(wildcard $(TOP)/engine/include/xcm/*.h)
+	$(call msg,FUZZ-CC,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(ENGINE_SRCS)
+
+.PHONY: fuzz-build fuzz-run
+fuzz-build: $(FUZZ_BINS)
+fuzz-run: $(FUZZ_BINS)
+	$(Q)for b in $(FUZZ_BINS); do \
+		n=$$(basename $$b); n=$${n#fuzz_}; \
+		c=$(BUILD)/fuzz/corpus/$$n; mkdir -p $$c; \
+		seeds=$(TOP)/tests/fuzz/corpus/$$n; [ -d $$seeds ] || seeds=; \
+		echo "fuzz $$n for $(FUZZ_SECONDS)s"; \
+		ASAN_OPTIONS=detect_leaks=1 $$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(BUILD)/fuzz/crash-$$n- $$c $$seeds 2>&1 | \
+			grep -E 'Done|stat::number_of_executed_units|ERROR|SUMMARY|crash-' ; \
+		rc=$${PIPESTATUS[0]}; [ $$rc -eq 0 ] || { echo "fuzz $$n FAILED ($$rc)"; exit 1; }; \
+	done
+FUZZ_TARGETS += fuzz-run

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Unit-test helpers. Each test file registers one suite with UT_SUITE();
+ * tests/unit/main.c runs them all (filter with -t suite[.test]).
+ */
+#ifndef UT_H
+#define UT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <CUnit/Basic.h>
+#include <CUnit/CUnit.h>
+
+#include "xcm/xcm.h"
+
+struct ut_suite {
+	const char *name;
+	CU_TestInfo *tests;
+	CU_InitializeFunc init;
+	CU_CleanupFunc fini;
+};
+
+void ut_register(const struct ut_suite *s);
+
+/* Registers suite NAME with the NULL-terminated CU_TestInfo array TESTS. */
+#define UT_SUITE_FULL(NAME, TESTS, INIT, FINI)                                  \
+	static const struct ut_suite ut_suite_##NAME = { #NAME, TESTS, INIT, FINI }; \
+	__attribute__((constructor)) static void ut_ctor_##NAME(void)          \
+	{                                                                        \
+		ut_register(&ut_suite_##NAME);                                   \
+	}
+#define UT_SUITE(NAME, TESTS) UT_SUITE_FULL(NAME, TESTS, NULL, NULL)
+
+/* Fatal assert that also aborts, so static analysers see the stop (SPDK style). */
+#define UT_ASSERT_FATAL(cond)                                                    \
+	do {                                                                     \
+		int ut_c_ = !!(cond);                                            \
+		CU_ASSERT_FATAL(ut_c_);                                          \
+		if (!ut_c_) {                                                    \
+			abort();                                                 \
+		}                                                                \
+	} while (0)
+
+/*
+ * Check a status and its location: key/ASC from the status table must match
+ * the expectation, and so must the SKS field pointer (field < 0: SKS must be
+ * invalid). Prints expected vs actual by name on mismatch.
+ */
+#define UT_EXPECT_ERR(st, err, exp_st, exp_field)                                \
+	ut_expect_err(__FILE__, __LINE__, (st), (err), (exp_st), (exp_field))
+void ut_expect_err(const char *file, int line, enum xcm_status st, const struct xcm_err *err,
+		   enum xcm_status exp_st, long exp_field);
+
+/* Deterministic PRNG for randomised round trips (xorshift64*). */
+uint64_t ut_rand(uint64_t *state);
+
+void ut_hexdump(FILE *f, const void *p, size_t len);
+
+#endif /* UT_H */
