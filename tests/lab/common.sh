@@ -2,6 +2,7 @@
 # Host-side helpers shared by tests/lab/run and tests/lab/image.
 # Sourced, not executed. Paths derive from this file's location.
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 LAB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LAB_TOP=$(cd "$LAB_DIR/../.." && pwd)
 
@@ -10,6 +11,7 @@ lab_die() { printf 'lab: ERROR: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the lab needs on the host (the guest runs the host's
 # binaries through the 9p root, so the guest needs them too).
+# shellcheck disable=SC2034
 LAB_HOST_PKGS=(qemu-system-x86 busybox-static cpio kmod tcmu-runner libtcmu2
 	libiscsi-bin sg3-utils xfsprogs e2fsprogs qemu-utils coreutils util-linux
 	iproute2 fdisk)
