@@ -1,0 +1,62 @@
+#!/bin/bash
+# The reference: libiscsi's iscsi-test-cu XCOPY suites (SCSI.ExtendedCopy,
+# SCSI.ReceiveCopyResults) and, unless LAB_REFERENCE_FULL=0, the whole SCSI
+# family, against LIO fileio (kernel XCOPY) over iSCSI, plus the two XCOPY
+# suites through tcm_loop's /dev/sgN (SG_IO). Results are RECORDED in
+# $LAB_RESULTS/reference/lio-fileio/ (summary.tsv + one log per run) for later
+# issues to compare against; only "the suite ran and reported" is asserted.
+set -euo pipefail
+# shellcheck source=tests/lab/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+lab_require_guest
+
+W=/tmp/lab-020
+REF=$LAB_RESULTS/reference/lio-fileio
+mkdir -p "$W" "$REF"
+rm -f "$REF"/*.txt "$REF/summary.tsv"
+
+so=$(lab_fileio_create ref0 "$W/ref0.img" 128M)
+url=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:reference "$so")
+nodes=$(lab_loop_export "$so")
+read -r _ sg <<<"$nodes"
+
+{
+	printf '# date\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf '# kernel\t%s\n' "$(uname -r) $(uname -v)"
+	printf '# libiscsi-bin\t%s\n' "$(dpkg-query -W -f='${Version}' libiscsi-bin)"
+	printf '# target\tLIO fileio 128 MiB, unit serial set (kernel XCOPY)\n'
+	printf 'transport\tsuite\ttotal\tran\tpassed\tfailed\tskip_notes\tseconds\n'
+} >"$REF/summary.tsv"
+
+# run_suite TRANSPORT SUITE DEVICE
+run_suite() {
+	local tr=$1 suite=$2 dev=$3 log t0 rc=0 line skipped secs
+	log=$REF/$tr-$suite.txt
+	t0=$(date +%s.%N)
+	timeout 300 iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+	line=$(awk '$1 == "tests" && NF >= 6 { print $2, $3, $4, $5; exit }' "$log")
+	# "[SKIPPED] REPORT_SUPPORTED_OPCODES is not implemented" is a per-test
+	# probe note, not a skipped test: not counted.
+	skipped=$(grep '\[SKIPPED\]' "$log" | grep -vc 'REPORT_SUPPORTED_OPCODES' || true)
+	if [ -z "$line" ]; then
+		lab_fail "iscsi-test-cu $suite via $tr ran (exit $rc, no CUnit summary; see $log)"
+		return 0
+	fi
+	read -r total ran passed failed <<<"$line"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tr" "$suite" "$total" "$ran" "$passed" \
+		"$failed" "$skipped" "$secs" >>"$REF/summary.tsv"
+	lab_pass "iscsi-test-cu $suite via $tr ran: $passed/$total passed, $failed failed, $skipped skip notes (${secs} s, recorded)"
+}
+
+run_suite iscsi SCSI.ExtendedCopy "$url/0"
+run_suite iscsi SCSI.ReceiveCopyResults "$url/0"
+run_suite sg SCSI.ExtendedCopy "$sg"
+run_suite sg SCSI.ReceiveCopyResults "$sg"
+if [ "${LAB_REFERENCE_FULL:-1}" = 1 ]; then
+	run_suite iscsi SCSI "$url/0"
+fi
+
+echo "reference recorded in $REF:"
+column -t -s $'\t' "$REF/summary.tsv" 2>/dev/null || cat "$REF/summary.tsv"
+lab_summary
