@@ -45,3 +45,6 @@ fuzz-run: $(FUZZ_BINS)
 		rc=$${PIPESTATUS[0]}; [ $$rc -eq 0 ] || { echo "fuzz $$n FAILED ($$rc)"; exit 1; }; \
 	done
 FUZZ_TARGETS += fuzz-run
+
+# test_param reads libiscsi's captured EXTENDED COPY commands at run time.
+$(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(abspath $(TOP)/../shared/vectors)"'

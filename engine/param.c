@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * EXTENDED COPY (LID1): CDB check and parameter-list decode + validate.
+ *
+ * The list arrives from the initiator and is hostile. xcm_list_parse() runs
+ * four phases, each its own function: header (lengths against the limits and
+ * against what was received), CSCD walk, segment walk, then the LIST ID
+ * checks. Every descriptor is carved once as a fixed-size span and then read
+ * at the constant offsets of param_layout.h. The order of the checks follows
+ * ../shared/reference/spc-xcopy-digest.md 10.7, with the project decisions
+ * noted at each rule. The result holds validated values and pointers into
+ * the result itself, never wire indexes or pointers into the received buffer.
+ */
+#include <string.h>
+
+#include "param_layout.h"
+#include "xcm/xcm.h"
+
+enum xcm_status
+xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t *plen, struct xcm_err *err)
+{
+	uint8_t sa;
+
+	/* digest 2: EXTENDED COPY is a 16-byte CDB; anything shorter cannot hold byte 13 */
+	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
+		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
+		return err->status;
+	}
+	/* digest 1: opcode 83h (THIRD-PARTY COPY OUT) */
+	if (cdb[XCM_CDB_OPCODE] != XCM_OP_XCOPY) {
+		xcm_err_set(err, XCM_E_INVALID_OPCODE);
+		return err->status;
+	}
+	/* digest 1, 10.7 step 1: only LID1 (SA 00h); LID4, PT, WUT, ... -> INVALID FIELD IN CDB */
+	sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
+	if (sa != XCM_SA_XCOPY_LID1) {
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
+		return err->status;
+	}
+	/* digest 2: PARAMETER LIST LENGTH, bytes 10-13 (0 is not an error) */
+	*plen = xcm_get_be32(cdb + XCM_CDB_LEN32);
+	xcm_err_set(err, XCM_OK);
+	return XCM_OK;
+}
+
+/* Lengths taken from the header, for the walks. */
+struct plist_lens {
+	uint32_t cscd;
+	uint32_t seg;
+	uint32_t inl;
+};
+
+static enum xcm_status
+fail_field(struct xcm_err *err, enum xcm_status st, uint32_t field, int bit)
+{
+	xcm_err_set_field(err, st, false, field, bit);
+	return st;
+}
+
+static enum xcm_status
+fail_plen(struct xcm_err *err)
+{
+	/* PARAMETER LIST LENGTH ERROR carries no field pointer */
+	xcm_err_set(err, XCM_E_PARAM_LIST_LEN);
+	return XCM_E_PARAM_LIST_LEN;
+}
+
+/* Phase 1: the 16-byte header and the lengths it declares (digest 3.1, 10.7 steps 3-5). */
+static enum xcm_status
+parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+	     struct xcm_list *out, struct plist_lens *lens, struct xcm_err *err)
+{
+	struct xcm_span h;
+	uint64_t total;
+	uint8_t flags;
+
+	/* 10.7 step 3: shorter than the header (declared or received) -> 1A/00 */
+	if (plen < XCM_PLIST_HDR_LEN || !xcm_span_sub(data, 0, XCM_PLIST_HDR_LEN, &h)) {
+		return fail_plen(err);
+	}
+	out->list_id = h.p[XCM_PLH_LIST_ID];
+	flags = h.p[XCM_PLH_FLAGS];
+	/* byte 1 bits 7:6 are reserved and ignored */
+	out->str = (flags >> XCM_PLH_STR_SHIFT) & 1u;
+	out->list_id_usage = (flags >> XCM_PLH_USAGE_SHIFT) & XCM_PLH_USAGE_MASK;
+	out->priority = flags & XCM_PLH_PRIO_MASK;
+	lens->cscd = xcm_get_be16(h.p + XCM_PLH_CSCD_LEN);
+	lens->seg = xcm_get_be32(h.p + XCM_PLH_SEG_LEN);
+	lens->inl = xcm_get_be32(h.p + XCM_PLH_INLINE_LEN);
+
+	/*
+	 * 10.7 step 5: CSCD + segment bytes above MAXIMUM DESCRIPTOR LIST LENGTH
+	 * -> 1A/00. Checked before the count limits: libiscsi DescrLimits sends a
+	 * list above every limit at once and expects 1A/00.
+	 */
+	if ((uint64_t)lens->cscd + lens->seg > lim->max_desc_list_len) {
+		return fail_plen(err);
+	}
+	/*
+	 * 10.7 step 5 / digest 6.3: INLINE DATA LENGTH above MAXIMUM INLINE DATA
+	 * LENGTH. The sources disagree (1A/00 in F, T; 26/00 in L); the project
+	 * uses the dedicated ASC 26/0B INLINE DATA LENGTH EXCEEDED, pointing at the field.
+	 */
+	if (lens->inl > lim->max_inline_len) {
+		return fail_field(err, XCM_E_INLINE_DATA_LEN, XCM_PLH_INLINE_LEN, -1);
+	}
+	/*
+	 * digest 3.1, 10.7 step 5: header + lists + inline must have been both
+	 * declared (PARAMETER LIST LENGTH) and received; trailing bytes are allowed.
+	 */
+	total = (uint64_t)XCM_PLIST_HDR_LEN + lens->cscd + lens->seg + lens->inl;
+	if (total > plen || total > data.len) {
+		return fail_plen(err);
+	}
+	/* 10.7 step 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06 */
+	if (lens->cscd > (uint32_t)lim->max_cscd * XCM_CSCD_LEN) {
+		return fail_field(err, XCM_E_TOO_MANY_CSCD, XCM_PLH_CSCD_LEN, -1);
+	}
+	return XCM_OK;
+}
+
+static bool
+desig_type_valid_for_lu(uint8_t t)
+{
+	/* SPC-4 designator types that may be associated with a logical unit (VPD 83h) */
+	switch (t) {
+	case XCM_DESIG_VENDOR:
+	case XCM_DESIG_T10:
+	case XCM_DESIG_EUI64:
+	case XCM_DESIG_NAA:
+	case XCM_DESIG_MD5:
+	case XCM_DESIG_SCSI_NAME:
+	case XCM_DESIG_UUID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One identification descriptor CSCD, d = its 32 bytes at list offset off (digest 4.3). */
+static enum xcm_status
+parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *err)
+{
+	uint8_t flags = d.p[XCM_E4_FLAGS];
+	uint8_t luid = flags >> XCM_E4_LUID_SHIFT;
+	uint8_t pdt = flags & XCM_E4_PDT_MASK;
+	uint8_t code_set = d.p[XCM_E4_CODE_SET] & 0x0F;
+	uint8_t assoc = (d.p[XCM_E4_DESIG_TYPE] >> XCM_E4_ASSOC_SHIFT) & 0x3;
+	uint8_t dtype = d.p[XCM_E4_DESIG_TYPE] & 0x0F;
+	uint8_t dlen = d.p[XCM_E4_DESIG_LEN];
+
+	/*
+	 * digest 4.1, 4.3, D-7: LU ID TYPE must be 00b (LUN). Our INQUIRY claims
+	 * SPC-3, where 10b/11b are reserved (libiscsi ValidTgtDescr expects 26/00),
+	 * and 01b (proxy token) is not supported.
+	 */
+	if (luid != 0) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_FLAGS, 7);
+	}
+	/*
+	 * digest 4.3: NUL (byte 1 bit 5) is accepted and recorded; the executor
+	 * aborts a segment that references such a CSCD with COPY ABORTED.
+	 */
+	/* digest 4.4: only block devices (PDT 00h) are copy sources/destinations here */
+	if (pdt != XCM_PDT_BLOCK) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_FLAGS, 4);
+	}
+	/* digest 4.3: CODE SET binary, ASCII or UTF-8; bits 7:4 (protocol id) ignored */
+	if (code_set != XCM_CODE_SET_BINARY && code_set != XCM_CODE_SET_ASCII &&
+	    code_set != XCM_CODE_SET_UTF8) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_CODE_SET, 3);
+	}
+	/* digest 4.3: ASSOCIATION must be 00b (logical unit), as L and T enforce */
+	if (assoc != XCM_ASSOC_LU) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 5);
+	}
+	/* digest 4.3 / VPD 83h: a designator type that can name a logical unit */
+	if (!desig_type_valid_for_lu(dtype)) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 3);
+	}
+	/* digest 4.3: DESIGNATOR LENGTH 1..20 (the field holds at most 20 bytes) */
+	if (dlen == 0 || dlen > XCM_DESIG_MAX) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_LEN, -1);
+	}
+
+	memset(c, 0, sizeof(*c));
+	c->type = XCM_CSCD_ID;
+	c->lu_id_type = luid;
+	c->nul = (flags >> XCM_E4_NUL_BIT) & 1u;
+	c->pdt = pdt;
+	c->rel_port = xcm_get_be16(d.p + XCM_E4_REL_PORT);
+	c->code_set = code_set;
+	c->assoc = assoc;
+	c->desig_type = dtype;
+	c->desig_len = dlen;
+	memcpy(c->desig, d.p + XCM_E4_DESIG, dlen);
+	/* digest 4.4: PDT 00h device type specific parameters: PAD, DISK BLOCK LENGTH (0 = LU's) */
+	c->pad = (d.p[XCM_E4_DTSP] >> XCM_E4_PAD_BIT) & 1u;
+	c->block_len = xcm_get_be24(d.p + XCM_E4_BLOCK_LEN);
+	c->offset = off;
+	return XCM_OK;
+}
+
+/* Phase 2: the CSCD descriptor list, bytes [16, 16 + lens->cscd) (digest 4, 10.7 step 6). */
+static enum xcm_status
+walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list *out,
+	   struct xcm_err *err)
+{
+	uint32_t off = XCM_PLIST_HDR_LEN;
+	uint32_t end = XCM_PLIST_HDR_LEN + lens->cscd;
+	struct xcm_span d;
+	enum xcm_status st;
+
+	out->ncscd = 0;
+	while (off < end) {
+		/* digest 4.2, 10.7 step 6: the type code decides the layout; only E4h is supported */
+		if (data.p[off] != XCM_CSCD_ID) {
+			return fail_field(err, XCM_E_UNSUPP_CSCD_TYPE, off, -1);
+		}
+		/* digest 4.1: an E4h is 32 bytes; a list ending inside one has a bad CSCD list length */
+		if (end - off < XCM_CSCD_LEN || !xcm_span_sub(data, off, XCM_CSCD_LEN, &d)) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_CSCD_LEN, -1);
+		}
+		/* capacity: the header check bounded the list by max_cscd; never trust a limit table */
+		if (out->ncscd >= XCM_MAX_CSCD) {
+			return fail_field(err, XCM_E_TOO_MANY_CSCD, XCM_PLH_CSCD_LEN, -1);
+		}
+		st = parse_e4(d, off, &out->cscd[out->ncscd], err);
+		if (st != XCM_OK) {
+			return st;
+		}
+		out->ncscd++;
+		off += XCM_CSCD_LEN;
+	}
+	return XCM_OK;
+}
+
+/* First CSCD ID that cannot be resolved; reported after all ILLEGAL REQUEST checks. */
+struct unresolved {
+	bool valid;
+	uint32_t seg;
+	int field;
+};
+
+/*
+ * digest 4.6: a CSCD ID is an index into the CSCD list, or FFFFh for the LU
+ * that received the command. Null LUs (C000h, C001h), the ROD CSCD (F800h),
+ * reserved values and indexes past the list cannot be resolved: NULL.
+ */
+static const struct xcm_cscd *
+resolve_id(struct xcm_list *out, uint16_t id)
+{
+	if (id == XCM_CSCD_ID_SELF) {
+		return &out->self;
+	}
+	if (id < out->ncscd) {
+		return &out->cscd[id];
+	}
+	return NULL;
+}
+
+/* One segment descriptor d at list offset off, index n (digest 5.1, 5.3, 5.4). */
+static enum xcm_status
+parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
+	      struct unresolved *unres, struct xcm_err *err)
+{
+	struct xcm_segment *s = &out->seg[n];
+	uint8_t flags = d.p[XCM_SEGD_FLAGS];
+	uint16_t src_id = xcm_get_be16(d.p + XCM_SEGD_SRC_ID);
+	uint16_t dst_id = xcm_get_be16(d.p + XCM_SEGD_DST_ID);
+
+	memset(s, 0, sizeof(*s));
+	s->type = d.p[XCM_SEGD_TYPE];
+	/* digest 5.1: byte 1 bits 7:3 reserved (ignored), 2 FCO, 1 DC, 0 CAT */
+	s->fco = (flags >> XCM_SEGD_FCO_BIT) & 1u;
+	s->dc = (flags >> XCM_SEGD_DC_BIT) & 1u;
+	s->cat = (flags >> XCM_SEGD_CAT_BIT) & 1u;
+	s->offset = off;
+	if (s->type == XCM_SEG_B2B) {
+		/* digest 5.3: bytes 8-9 reserved, 10-11 BLOCK DEVICE NUMBER OF BLOCKS */
+		s->count = xcm_get_be16(d.p + XCM_B2B_NBLOCKS);
+		s->src_lba = xcm_get_be64(d.p + XCM_B2B_SRC_LBA);
+		s->dst_lba = xcm_get_be64(d.p + XCM_B2B_DST_LBA);
+	} else {
+		/* digest 5.4: DC is not used by 0Ah; a set DC asks for something we cannot honour */
+		if (s->dc) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_FLAGS,
+					  XCM_SEGD_DC_BIT);
+		}
+		s->count = xcm_get_be32(d.p + XCM_B2BO_NBYTES);
+		s->src_lba = xcm_get_be64(d.p + XCM_B2BO_SRC_LBA);
+		s->dst_lba = xcm_get_be64(d.p + XCM_B2BO_DST_LBA);
+		s->src_off = xcm_get_be16(d.p + XCM_B2BO_SRC_OFF);
+		s->dst_off = xcm_get_be16(d.p + XCM_B2BO_DST_OFF);
+	}
+	/*
+	 * digest 4.6, 10.7 step 8: an unresolvable CSCD ID is COPY ABORTED 08/04
+	 * (libiscsi ValidSegDescr), with CSI = segment index and a segment-relative
+	 * pointer to the ID field. Remembered here, reported once the whole list
+	 * passed the ILLEGAL REQUEST checks.
+	 */
+	s->src = resolve_id(out, src_id);
+	s->dst = resolve_id(out, dst_id);
+	if (!unres->valid && (s->src == NULL || s->dst == NULL)) {
+		unres->valid = true;
+		unres->seg = n;
+		unres->field = s->src == NULL ? XCM_SEGD_SRC_ID : XCM_SEGD_DST_ID;
+	}
+	return XCM_OK;
+}
+
+/* Phase 3: the segment descriptor list, exactly lens->seg bytes after the CSCDs (digest 5). */
+static enum xcm_status
+walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct xcm_limits *lim,
+	      struct xcm_list *out, struct unresolved *unres, struct xcm_err *err)
+{
+	uint32_t off = XCM_PLIST_HDR_LEN + lens->cscd;
+	uint32_t end = off + lens->seg; /* <= data.len, checked by parse_header */
+	uint32_t cap = lim->max_seg < XCM_MAX_SEG ? lim->max_seg : XCM_MAX_SEG;
+	struct xcm_span d;
+	uint32_t need;
+	uint16_t dlen;
+	uint8_t type;
+	enum xcm_status st;
+
+	out->nseg = 0;
+	while (off < end) {
+		/* digest 5.1: the list must hold at least the type and DESCRIPTOR LENGTH */
+		if (end - off < XCM_SEGD_DLEN_HDR) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_SEG_LEN, -1);
+		}
+		/*
+		 * digest 5.2, 10.7 step 6: type first (libiscsi DescrType sends a
+		 * 20-byte 03h and expects 26/09); we implement 02h and 0Ah only.
+		 */
+		type = data.p[off + XCM_SEGD_TYPE];
+		if (type == XCM_SEG_B2B) {
+			need = XCM_B2B_DLEN;
+		} else if (type == XCM_SEG_B2B_OFF) {
+			need = XCM_B2BO_DLEN;
+		} else {
+			return fail_field(err, XCM_E_UNSUPP_SEG_TYPE, off, -1);
+		}
+		/* digest 5.3, 5.4, 10.7 step 6: DESCRIPTOR LENGTH exactly 0018h / 001Ch -> else 26/00 */
+		dlen = xcm_get_be16(data.p + off + XCM_SEGD_DLEN);
+		if (dlen != need) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_DLEN, -1);
+		}
+		/* digest 5.1: the descriptor must end inside the segment list */
+		if (end - off < XCM_SEGD_DLEN_HDR + need ||
+		    !xcm_span_sub(data, off, XCM_SEGD_DLEN_HDR + need, &d)) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_SEG_LEN, -1);
+		}
+		/* digest 6.3, 10.7 step 5: MAXIMUM SEGMENT DESCRIPTOR COUNT -> 26/08 at the first excess one */
+		if (out->nseg >= cap) {
+			return fail_field(err, XCM_E_TOO_MANY_SEG, off, -1);
+		}
+		st = parse_segment(d, off, out->nseg, out, unres, err);
+		if (st != XCM_OK) {
+			return st;
+		}
+		out->nseg++;
+		off += d.len;
+	}
+	return XCM_OK;
+}
+
+/* Phase 4: LIST ID USAGE and LIST IDENTIFIER (digest 3.1, 10.4, 10.7 step 7). */
+static enum xcm_status
+check_list_id(const struct xcm_list *out, const struct xcm_limits *lim, struct xcm_err *err)
+{
+	/* digest 10.4, D-8: 01b is reserved */
+	if (out->list_id_usage == XCM_LIST_ID_RESERVED) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_FLAGS, XCM_PLH_USAGE_MSB);
+	}
+	if (out->list_id_usage == XCM_LIST_ID_NONE) {
+		/* digest 10.4: with 11b the LIST IDENTIFIER must be 0 (T returns 26/00) */
+		if (out->list_id != 0) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_LIST_ID, -1);
+		}
+		/* digest 10.4: 11b only when OPERATING PARAMETERS reports SNLID = 1 */
+		if (!lim->snlid) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_FLAGS,
+					  XCM_PLH_USAGE_MSB);
+		}
+	}
+	return XCM_OK;
+}
+
+enum xcm_status
+xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+	       struct xcm_list *out, struct xcm_err *err)
+{
+	struct plist_lens lens;
+	struct unresolved unres = { false, 0, -1 };
+	uint32_t maxp = xcm_limits_max_param_len(lim);
+	enum xcm_status st;
+
+	xcm_err_set(err, XCM_OK);
+	out->list_id = 0;
+	out->list_id_usage = 0;
+	out->priority = 0;
+	out->str = false;
+	out->ncscd = 0;
+	out->nseg = 0;
+	out->inline_len = 0;
+	/* FFFFh: the LU that received the command; the executor knows which (digest 4.6) */
+	memset(&out->self, 0, sizeof(out->self));
+	out->self.type = 0;
+	out->self.pdt = XCM_PDT_BLOCK;
+	out->self.block_len = 0;
+
+	/* digest 2, 10.7 step 2: PARAMETER LIST LENGTH 0 -> GOOD, nothing to do */
+	if (plen == 0) {
+		return XCM_OK;
+	}
+	/* look at no more than was declared and no more than could ever be valid */
+	if (data.p == NULL) {
+		data.len = 0;
+	}
+	if (data.len > plen) {
+		data.len = plen;
+	}
+	if (data.len > maxp) {
+		data.len = maxp;
+	}
+
+	st = parse_header(plen, data, lim, out, &lens, err);
+	if (st == XCM_OK) {
+		st = walk_cscds(data, &lens, out, err);
+	}
+	if (st == XCM_OK) {
+		st = walk_segments(data, &lens, lim, out, &unres, err);
+	}
+	if (st == XCM_OK) {
+		st = check_list_id(out, lim, err);
+	}
+	if (st == XCM_OK && unres.valid) {
+		xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, unres.seg, unres.field);
+		st = XCM_E_CA_UNREACHABLE;
+	}
+	if (st != XCM_OK) {
+		out->ncscd = 0;
+		out->nseg = 0;
+		return st;
+	}
+	out->inline_len = lens.inl;
+	return XCM_OK;
+}

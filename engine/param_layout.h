@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Byte layout of the EXTENDED COPY (LID1) CDB and parameter list, shared by
+ * the decoder (param.c) and the encoder (encode.c) so both read and write the
+ * same named offsets. Private to engine/. Layout facts:
+ * ../shared/reference/spc-xcopy-digest.md (section numbers cited per block).
+ */
+#ifndef XCM_PARAM_LAYOUT_H
+#define XCM_PARAM_LAYOUT_H
+
+#include "xcm/spc.h"
+
+/* EXTENDED COPY / RECEIVE COPY RESULTS CDB, 16 bytes (digest 2) */
+enum {
+	XCM_CDB_OPCODE = 0,
+	XCM_CDB_SA = 1,                /* bits 4:0 */
+	XCM_CDB_LIST_ID = 2,           /* RECEIVE COPY RESULTS LID1 only */
+	XCM_CDB_LEN32 = 10,            /* PARAMETER LIST / ALLOCATION LENGTH, 4 bytes */
+	XCM_CDB_SA_MASK = 0x1F,
+	XCM_CDB_SA_MSB = 4,            /* bit pointer of the SERVICE ACTION field */
+};
+
+/* LID1 parameter list header, 16 bytes (digest 3.1) */
+enum {
+	XCM_PLH_LIST_ID = 0,
+	XCM_PLH_FLAGS = 1,             /* 7:6 reserved, 5 STR, 4:3 LIST ID USAGE, 2:0 PRIORITY */
+	XCM_PLH_CSCD_LEN = 2,          /* 2 bytes */
+	XCM_PLH_SEG_LEN = 8,           /* 4 bytes */
+	XCM_PLH_INLINE_LEN = 12,       /* 4 bytes */
+	XCM_PLH_STR_SHIFT = 5,
+	XCM_PLH_USAGE_SHIFT = 3,
+	XCM_PLH_USAGE_MASK = 0x3,
+	XCM_PLH_USAGE_MSB = 4,         /* bit pointer of LIST ID USAGE */
+	XCM_PLH_PRIO_MASK = 0x7,
+};
+_Static_assert(XCM_PLH_INLINE_LEN + 4 == XCM_PLIST_HDR_LEN, "LID1 header is 16 bytes");
+
+/* Identification descriptor CSCD (E4h), 32 bytes (digest 4.1, 4.3, 4.4) */
+enum {
+	XCM_E4_TYPE = 0,
+	XCM_E4_FLAGS = 1,              /* 7:6 LU ID TYPE, 5 NUL, 4:0 PERIPHERAL DEVICE TYPE */
+	XCM_E4_REL_PORT = 2,           /* 2 bytes */
+	XCM_E4_CODE_SET = 4,           /* 7:4 reserved (PROTOCOL IDENTIFIER in VPD 83h), 3:0 */
+	XCM_E4_DESIG_TYPE = 5,         /* 7:6 reserved (PIV), 5:4 ASSOCIATION, 3:0 TYPE */
+	XCM_E4_DESIG_LEN = 7,
+	XCM_E4_DESIG = 8,              /* 20 bytes, zero padded */
+	XCM_E4_DTSP = 28,              /* device type specific: bit 2 PAD */
+	XCM_E4_BLOCK_LEN = 29,         /* 3 bytes DISK BLOCK LENGTH */
+	XCM_E4_LUID_SHIFT = 6,
+	XCM_E4_NUL_BIT = 5,
+	XCM_E4_PDT_MASK = 0x1F,
+	XCM_E4_ASSOC_SHIFT = 4,
+	XCM_E4_PAD_BIT = 2,
+	/* the CSCD body from CODE SET on is a VPD 83h designation descriptor */
+	XCM_E4_VPD_HDR = 4,
+};
+_Static_assert(XCM_E4_DESIG + XCM_DESIG_MAX == XCM_E4_DTSP, "E4h designator field is 20 bytes");
+_Static_assert(XCM_E4_BLOCK_LEN + 3 == XCM_CSCD_LEN, "E4h CSCD is 32 bytes");
+_Static_assert(XCM_E4_DESIG - XCM_E4_CODE_SET == XCM_E4_VPD_HDR, "VPD 83h header inside E4h");
+
+/* Segment descriptor header, common to all types (digest 5.1) */
+enum {
+	XCM_SEGD_TYPE = 0,
+	XCM_SEGD_FLAGS = 1,            /* 7:3 reserved, 2 FCO, 1 DC, 0 CAT */
+	XCM_SEGD_DLEN = 2,             /* DESCRIPTOR LENGTH = total - 4 */
+	XCM_SEGD_SRC_ID = 4,
+	XCM_SEGD_DST_ID = 6,
+	XCM_SEGD_DLEN_HDR = 4,         /* bytes not counted by DESCRIPTOR LENGTH */
+	XCM_SEGD_FCO_BIT = 2,
+	XCM_SEGD_DC_BIT = 1,
+	XCM_SEGD_CAT_BIT = 0,
+};
+
+/* Block -> block (02h), 28 bytes (digest 5.3) */
+enum {
+	XCM_B2B_NBLOCKS = 10,          /* 2 bytes; 8-9 reserved */
+	XCM_B2B_SRC_LBA = 12,
+	XCM_B2B_DST_LBA = 20,
+	XCM_B2B_DLEN = XCM_SEG_B2B_LEN - XCM_SEGD_DLEN_HDR,         /* 0018h */
+};
+_Static_assert(XCM_B2B_DST_LBA + 8 == XCM_SEG_B2B_LEN, "02h segment is 28 bytes");
+_Static_assert(XCM_B2B_DLEN == 0x18, "02h DESCRIPTOR LENGTH");
+
+/* Block (byte offset) -> block (byte offset) (0Ah), 32 bytes (digest 5.4) */
+enum {
+	XCM_B2BO_NBYTES = 8,           /* 4 bytes */
+	XCM_B2BO_SRC_LBA = 12,
+	XCM_B2BO_DST_LBA = 20,
+	XCM_B2BO_SRC_OFF = 28,         /* 2 bytes */
+	XCM_B2BO_DST_OFF = 30,
+	XCM_B2BO_DLEN = XCM_SEG_B2B_OFF_LEN - XCM_SEGD_DLEN_HDR,    /* 001Ch */
+};
+_Static_assert(XCM_B2BO_DST_OFF + 2 == XCM_SEG_B2B_OFF_LEN, "0Ah segment is 32 bytes");
+_Static_assert(XCM_B2BO_DLEN == 0x1C, "0Ah DESCRIPTOR LENGTH");
+_Static_assert(XCM_SEGD_DST_ID + 2 == XCM_SEG_HDR_LEN, "segment header is 8 bytes");
+
+#endif /* XCM_PARAM_LAYOUT_H */
