@@ -110,7 +110,8 @@ xcm_list_encode(const struct xcm_list *l, struct xcm_wbuf *w)
 	memset(h, 0, sizeof(h));
 	h[XCM_PLH_LIST_ID] = l->list_id;
 	h[XCM_PLH_FLAGS] = (uint8_t)(((l->str ? 1u : 0u) << XCM_PLH_STR_SHIFT) |
-				     ((l->list_id_usage & XCM_PLH_USAGE_MASK) << XCM_PLH_USAGE_SHIFT) |
+				     ((l->list_id_usage & XCM_PLH_USAGE_MASK)
+				      << XCM_PLH_USAGE_SHIFT) |
 				     (l->priority & XCM_PLH_PRIO_MASK));
 	xcm_put_be16(h + XCM_PLH_CSCD_LEN, (uint16_t)(ncscd * XCM_CSCD_LEN));
 	xcm_put_be32(h + XCM_PLH_SEG_LEN, seg_bytes);

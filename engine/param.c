@@ -213,15 +213,15 @@ walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list 
 
 	out->ncscd = 0;
 	while (off < end) {
-		/* digest 4.2, 10.7 step 6: the type code decides the layout; only E4h is supported */
+		/* digest 4.2, 10.7 step 6: the type code decides the layout; E4h only */
 		if (data.p[off] != XCM_CSCD_ID) {
 			return fail_field(err, XCM_E_UNSUPP_CSCD_TYPE, off, -1);
 		}
-		/* digest 4.1: an E4h is 32 bytes; a list ending inside one has a bad CSCD list length */
+		/* digest 4.1: E4h is 32 bytes; ending inside one: bad CSCD list length */
 		if (end - off < XCM_CSCD_LEN || !xcm_span_sub(data, off, XCM_CSCD_LEN, &d)) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_CSCD_LEN, -1);
 		}
-		/* capacity: the header check bounded the list by max_cscd; never trust a limit table */
+		/* capacity: the header bounded the list by max_cscd; don't trust a limits table */
 		if (out->ncscd >= XCM_MAX_CSCD) {
 			return fail_field(err, XCM_E_TOO_MANY_CSCD, XCM_PLH_CSCD_LEN, -1);
 		}
@@ -282,7 +282,7 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 		s->src_lba = xcm_get_be64(d.p + XCM_B2B_SRC_LBA);
 		s->dst_lba = xcm_get_be64(d.p + XCM_B2B_DST_LBA);
 	} else {
-		/* digest 5.4: DC is not used by 0Ah; a set DC asks for something we cannot honour */
+		/* digest 5.4: 0Ah has no DC; a set DC asks for something we cannot honour */
 		if (s->dc) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_FLAGS,
 					  XCM_SEGD_DC_BIT);
@@ -341,7 +341,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		} else {
 			return fail_field(err, XCM_E_UNSUPP_SEG_TYPE, off, -1);
 		}
-		/* digest 5.3, 5.4, 10.7 step 6: DESCRIPTOR LENGTH exactly 0018h / 001Ch -> else 26/00 */
+		/* digest 5.3, 5.4, 10.7 step 6: DESCRIPTOR LENGTH 0018h / 001Ch exactly */
 		dlen = xcm_get_be16(data.p + off + XCM_SEGD_DLEN);
 		if (dlen != need) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_DLEN, -1);
@@ -351,7 +351,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		    !xcm_span_sub(data, off, XCM_SEGD_DLEN_HDR + need, &d)) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_SEG_LEN, -1);
 		}
-		/* digest 6.3, 10.7 step 5: MAXIMUM SEGMENT DESCRIPTOR COUNT -> 26/08 at the first excess one */
+		/* digest 6.3, 10.7 step 5: over MAXIMUM SEGMENT DESCRIPTOR COUNT: 26/08 here */
 		if (out->nseg >= cap) {
 			return fail_field(err, XCM_E_TOO_MANY_SEG, off, -1);
 		}

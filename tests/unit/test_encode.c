@@ -288,7 +288,7 @@ cscd_from_designator_ok(void)
 	CU_ASSERT_FALSE(c.pad);
 	CU_ASSERT_EQUAL(c.block_len, 4096);
 
-	/* on the wire, bytes 4-7+ are the VPD descriptor with PROTOCOL IDENTIFIER and PIV cleared */
+	/* on the wire, bytes 4-7+ are the VPD descriptor minus PROTOCOL IDENTIFIER and PIV */
 	simple_list();
 	g_in.cscd[0] = c;
 	n = encode(&g_in, g_buf, sizeof(g_buf));

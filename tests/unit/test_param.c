@@ -52,7 +52,8 @@ static struct xcm_err g_err;
 
 #define EXPECT_PLEN(st) EXPECT_SENSE((st), XCM_E_PARAM_LIST_LEN, XCM_ASC_PARAM_LIST_LEN, -1, -1)
 #define EXPECT_INVAL(st, field, bit)                                               \
-	EXPECT_SENSE((st), XCM_E_INVALID_FIELD_PARAM, XCM_ASC_INVALID_FIELD_IN_PARAM, (field), (bit))
+	EXPECT_SENSE((st), XCM_E_INVALID_FIELD_PARAM, XCM_ASC_INVALID_FIELD_IN_PARAM, (field), \
+		     (bit))
 
 /* A valid E4h CSCD: NAA 6 (16 bytes), binary, 512-byte blocks; seed varies the designator. */
 static void
@@ -230,6 +231,9 @@ desc_list_len_above_max(void)
 	CU_ASSERT_EQUAL(parse_n((uint32_t)len, len, &lim), XCM_OK);
 	lim.max_desc_list_len--;
 	EXPECT_PLEN(parse_n((uint32_t)len, len, &lim));
+	/* even when inline data is allowed, so the received length alone would not catch it */
+	lim.max_inline_len = 64;
+	EXPECT_PLEN(parse_n((uint32_t)len, len, &lim));
 	/* header lengths near 2^32 must not wrap */
 	build(0, 0);
 	xcm_put_be32(g_buf + 8, 0xFFFFFFF0u);
@@ -240,7 +244,7 @@ desc_list_len_above_max(void)
 static void
 desc_list_len_checked_before_counts(void)
 {
-	/* libiscsi DescrLimits case 3: above the CSCD count, the segment count and the list length */
+	/* libiscsi DescrLimits case 3: above the CSCD count, segment count and list length */
 	struct xcm_limits lim = xcm_limits_default;
 	size_t len = build(3, 34);
 
