@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Sense data: builder (copy manager) and parser (initiator).
+ *
+ * The builder takes a struct xcm_err; sense key and ASC/ASCQ come only from
+ * the status table (xcm_status_info(), status.c). Fixed format (70h) carries
+ * INFORMATION, COMMAND-SPECIFIC INFORMATION and SENSE KEY SPECIFIC;
+ * descriptor format (72h) carries the same as descriptors 00h, 01h and 02h
+ * plus the forwarded sense of a failed sub-I/O (0Ch). Fixed format has no
+ * place for forwarded sense: the caller chooses the format (the LU's D_SENSE
+ * setting, or descriptor format whenever err->fwd_valid matters to it) and a
+ * fixed-format build simply leaves the forwarded sense out.
+ * Layouts: ../shared/reference/spc-xcopy-digest.md 9.3; SPC-4 4.5.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "xcm/xcm.h"
+
+/* Response codes */
+enum {
+	XCM_SNS_FIXED = 0x70,
+	XCM_SNS_FIXED_DEFERRED = 0x71,
+	XCM_SNS_DESC = 0x72,
+	XCM_SNS_DESC_DEFERRED = 0x73,
+	XCM_SNS_RC_MASK = 0x7F,
+	XCM_SNS_VALID = 0x80,          /* fixed byte 0, information descriptor byte 2 */
+	XCM_SNS_KEY_MASK = 0x0F,
+};
+
+/* Fixed format, 18 bytes */
+enum {
+	XCM_SNF_KEY = 2,
+	XCM_SNF_INFO = 3,              /* 4 bytes */
+	XCM_SNF_ADD_LEN = 7,
+	XCM_SNF_CSI = 8,               /* 4 bytes */
+	XCM_SNF_ASC = 12,
+	XCM_SNF_ASCQ = 13,
+	XCM_SNF_SKS = 15,              /* 3 bytes */
+	XCM_SNF_LEN = 18,
+};
+
+/* Descriptor format header (8 bytes) and descriptors */
+enum {
+	XCM_SND_KEY = 1,
+	XCM_SND_ASC = 2,
+	XCM_SND_ASCQ = 3,
+	XCM_SND_ADD_LEN = 7,
+	XCM_SND_HDR = 8,
+	XCM_SND_T_INFO = 0x00,         /* 12 bytes: VALID at 2, INFORMATION at 4 (8 bytes) */
+	XCM_SND_T_CSI = 0x01,          /* 12 bytes: CSI at 4 (8 bytes) */
+	XCM_SND_T_SKS = 0x02,          /* 8 bytes: SKS at 4 (3 bytes) */
+	XCM_SND_T_FWD = 0x0C,          /* 4 + n: FSDT/SOURCE at 2, STATUS at 3, sense at 4 */
+	XCM_SND_INFO_LEN = 12,
+	XCM_SND_CSI_LEN = 12,
+	XCM_SND_SKS_LEN = 8,
+	XCM_SND_FWD_HDR = 4,
+	XCM_SND_D_VAL = 4,             /* value offset in 00h, 01h, 02h */
+	XCM_SND_FWD_FLAGS = 2,
+	XCM_SND_FWD_STATUS = 3,
+	XCM_SND_FWD_FSDT = 0x80,
+	XCM_SND_FWD_SRC_MASK = 0x0F,
+};
+
+/* SENSE KEY SPECIFIC byte 0 (field pointer and segment pointer forms) */
+enum {
+	XCM_SKS_SKSV = 0x80,
+	XCM_SKS_CD = 0x40,             /* field pointer: field in the CDB */
+	XCM_SKS_SD = 0x20,             /* segment pointer: relative to the segment in CSI */
+	XCM_SKS_BPV = 0x08,
+	XCM_SKS_BIT_MASK = 0x07,
+	XCM_SKS_LEN = 3,
+};
+
+/* Largest sense built before truncation: header + 00h + 01h + 02h + 0Ch with 64 bytes. */
+enum {
+	XCM_SNS_BUILD_MAX = XCM_SND_HDR + XCM_SND_INFO_LEN + XCM_SND_CSI_LEN + XCM_SND_SKS_LEN +
+			    XCM_SND_FWD_HDR + XCM_FWD_SENSE_MAX,
+};
+
+/*
+ * The 3 SENSE KEY SPECIFIC bytes for err, or false when there are none:
+ * field pointer form for ILLEGAL REQUEST, segment pointer form for COPY
+ * ABORTED (digest 9.3), nothing for other keys or a field past 0xFFFF.
+ */
+static bool
+build_sks(const struct xcm_err *err, uint8_t key, uint8_t sks[XCM_SKS_LEN])
+{
+	uint8_t b0 = XCM_SKS_SKSV;
+
+	if (!err->sks_valid || err->field > UINT16_MAX) {
+		return false;
+	}
+	if (key == XCM_SK_ILLEGAL_REQUEST) {
+		if (err->in_cdb) {
+			b0 |= XCM_SKS_CD;
+		}
+	} else if (key == XCM_SK_COPY_ABORTED) {
+		if (err->sd) {
+			b0 |= XCM_SKS_SD;
+		}
+	} else {
+		return false;
+	}
+	if (err->bit_valid) {
+		b0 |= XCM_SKS_BPV | (err->bit & XCM_SKS_BIT_MASK);
+	}
+	sks[0] = b0;
+	xcm_put_be16(sks + 1, (uint16_t)err->field);
+	return true;
+}
+
+/* Fixed format 70h, always 18 bytes (ADDITIONAL SENSE LENGTH 10). */
+static size_t
+build_fixed(const struct xcm_err *err, const struct xcm_status_info *si, uint8_t *b)
+{
+	memset(b, 0, XCM_SNF_LEN);
+	b[0] = XCM_SNS_FIXED;
+	b[XCM_SNF_KEY] = si->key & XCM_SNS_KEY_MASK;
+	/* INFORMATION is 4 bytes here; a larger value leaves VALID clear */
+	if (err->info_valid && err->info <= UINT32_MAX) {
+		b[0] |= XCM_SNS_VALID;
+		xcm_put_be32(b + XCM_SNF_INFO, (uint32_t)err->info);
+	}
+	b[XCM_SNF_ADD_LEN] = XCM_SNF_LEN - (XCM_SNF_ADD_LEN + 1);
+	/* digest 9.3: the segment number is a 4-byte value, so it lands in CSI bytes 2-3 */
+	if (err->csi_valid) {
+		xcm_put_be32(b + XCM_SNF_CSI, err->csi);
+	}
+	b[XCM_SNF_ASC] = (uint8_t)(si->asc_ascq >> 8);
+	b[XCM_SNF_ASCQ] = (uint8_t)si->asc_ascq;
+	(void)build_sks(err, si->key, b + XCM_SNF_SKS);
+	return XCM_SNF_LEN;
+}
+
+/*
+ * Descriptor format 72h. The forwarded sense goes last and is cut so that the
+ * whole sense fits cap, with FSDT set when anything was cut.
+ */
+static size_t
+build_desc(const struct xcm_err *err, const struct xcm_status_info *si, size_t cap, uint8_t *b)
+{
+	uint8_t sks[XCM_SKS_LEN];
+	size_t n = XCM_SND_HDR;
+
+	memset(b, 0, XCM_SNS_BUILD_MAX);
+	b[0] = XCM_SNS_DESC;
+	b[XCM_SND_KEY] = si->key & XCM_SNS_KEY_MASK;
+	b[XCM_SND_ASC] = (uint8_t)(si->asc_ascq >> 8);
+	b[XCM_SND_ASCQ] = (uint8_t)si->asc_ascq;
+	if (err->info_valid) {
+		b[n] = XCM_SND_T_INFO;
+		b[n + 1] = XCM_SND_INFO_LEN - 2;
+		b[n + 2] = XCM_SNS_VALID;
+		xcm_put_be64(b + n + XCM_SND_D_VAL, err->info);
+		n += XCM_SND_INFO_LEN;
+	}
+	if (err->csi_valid) {
+		b[n] = XCM_SND_T_CSI;
+		b[n + 1] = XCM_SND_CSI_LEN - 2;
+		xcm_put_be64(b + n + XCM_SND_D_VAL, err->csi);
+		n += XCM_SND_CSI_LEN;
+	}
+	if (build_sks(err, si->key, sks)) {
+		b[n] = XCM_SND_T_SKS;
+		b[n + 1] = XCM_SND_SKS_LEN - 2;
+		memcpy(b + n + XCM_SND_D_VAL, sks, sizeof(sks));
+		n += XCM_SND_SKS_LEN;
+	}
+	if (err->fwd_valid) {
+		size_t fl = err->fwd_len;
+		bool fsdt = false;
+
+		/* only XCM_FWD_SENSE_MAX bytes are kept in struct xcm_err */
+		if (fl > XCM_FWD_SENSE_MAX) {
+			fl = XCM_FWD_SENSE_MAX;
+			fsdt = true;
+		}
+		/* digest 9.3: cut the forwarded sense to fit, and say so (FSDT) */
+		if (n + XCM_SND_FWD_HDR + fl > cap) {
+			size_t room = cap > n + XCM_SND_FWD_HDR ? cap - n - XCM_SND_FWD_HDR : 0;
+			if (room < fl) {
+				fl = room;
+				fsdt = true;
+			}
+		}
+		b[n] = XCM_SND_T_FWD;
+		b[n + 1] = (uint8_t)(XCM_SND_FWD_HDR - 2 + fl);
+		b[n + XCM_SND_FWD_FLAGS] = (uint8_t)((fsdt ? XCM_SND_FWD_FSDT : 0) |
+						     (err->fwd_source & XCM_SND_FWD_SRC_MASK));
+		b[n + XCM_SND_FWD_STATUS] = err->fwd_status;
+		memcpy(b + n + XCM_SND_FWD_HDR, err->fwd_sense, fl);
+		n += XCM_SND_FWD_HDR + fl;
+	}
+	b[XCM_SND_ADD_LEN] = (uint8_t)(n - XCM_SND_HDR);
+	return n;
+}
+
+size_t
+xcm_sense_build(const struct xcm_err *err, bool desc, uint8_t *buf, size_t cap)
+{
+	const struct xcm_status_info *si = xcm_status_info(err->status);
+	uint8_t b[XCM_SNS_BUILD_MAX];
+	size_t n;
+
+	/*
+	 * Built whole, then cut at cap like any allocation length: ADDITIONAL
+	 * SENSE LENGTH keeps the untruncated value (SPC-4 4.5.1).
+	 */
+	if (desc) {
+		n = build_desc(err, si, cap, b);
+	} else {
+		n = build_fixed(err, si, b);
+	}
+	if (n > cap) {
+		n = cap;
+	}
+	if (n > 0) {
+		memcpy(buf, b, n);
+	}
+	return n;
+}
+
+/* Fixed format: fields beyond what the buffer and ADDITIONAL SENSE LENGTH hold are not valid. */
+static int
+parse_fixed(struct xcm_span s, struct xcm_sense *out)
+{
+	size_t len;
+
+	/* bytes 0-7 hold the key, INFORMATION and ADDITIONAL SENSE LENGTH */
+	if (s.len < XCM_SNF_ADD_LEN + 1) {
+		return -EINVAL;
+	}
+	len = (size_t)XCM_SNF_ADD_LEN + 1 + s.p[XCM_SNF_ADD_LEN];
+	if (len > s.len) {
+		len = s.len;
+	}
+	out->key = s.p[XCM_SNF_KEY] & XCM_SNS_KEY_MASK;
+	out->info_valid = (s.p[0] & XCM_SNS_VALID) != 0;
+	out->info = xcm_get_be32(s.p + XCM_SNF_INFO);
+	if (len >= XCM_SNF_CSI + 4) {
+		out->csi_valid = true;
+		out->csi = xcm_get_be32(s.p + XCM_SNF_CSI);
+	}
+	if (len > XCM_SNF_ASC) {
+		out->asc_ascq = (uint16_t)(s.p[XCM_SNF_ASC] << 8);
+	}
+	if (len > XCM_SNF_ASCQ) {
+		out->asc_ascq |= s.p[XCM_SNF_ASCQ];
+	}
+	if (len >= XCM_SNF_SKS + XCM_SKS_LEN) {
+		memcpy(out->sks, s.p + XCM_SNF_SKS, XCM_SKS_LEN);
+		out->sks_valid = (out->sks[0] & XCM_SKS_SKSV) != 0;
+	}
+	return 0;
+}
+
+/* One descriptor of a 72h/73h sense, d carved to its full 2 + length bytes. */
+static void
+parse_descriptor(struct xcm_span d, struct xcm_sense *out)
+{
+	switch (d.p[0]) {
+	case XCM_SND_T_INFO:
+		if (d.len >= XCM_SND_INFO_LEN) {
+			out->info_valid = (d.p[2] & XCM_SNS_VALID) != 0;
+			out->info = xcm_get_be64(d.p + XCM_SND_D_VAL);
+		}
+		break;
+	case XCM_SND_T_CSI:
+		if (d.len >= XCM_SND_CSI_LEN) {
+			out->csi_valid = true;
+			out->csi = xcm_get_be64(d.p + XCM_SND_D_VAL);
+		}
+		break;
+	case XCM_SND_T_SKS:
+		if (d.len >= XCM_SND_SKS_LEN) {
+			memcpy(out->sks, d.p + XCM_SND_D_VAL, XCM_SKS_LEN);
+			out->sks_valid = (out->sks[0] & XCM_SKS_SKSV) != 0;
+		}
+		break;
+	case XCM_SND_T_FWD:
+		/* the first forwarded sense descriptor is kept */
+		if (d.len >= XCM_SND_FWD_HDR && !out->fwd_valid) {
+			out->fwd_valid = true;
+			out->fwd_truncated = (d.p[XCM_SND_FWD_FLAGS] & XCM_SND_FWD_FSDT) != 0;
+			out->fwd_source = d.p[XCM_SND_FWD_FLAGS] & XCM_SND_FWD_SRC_MASK;
+			out->fwd_status = d.p[XCM_SND_FWD_STATUS];
+			out->fwd_len = (uint8_t)(d.len - XCM_SND_FWD_HDR);
+			out->fwd_sense = d.p + XCM_SND_FWD_HDR;
+		}
+		break;
+	default:
+		/* other descriptor types are skipped */
+		break;
+	}
+}
+
+static int
+parse_desc(struct xcm_span s, struct xcm_sense *out)
+{
+	struct xcm_span body, dh, d;
+	size_t len, off = 0;
+
+	if (s.len < XCM_SND_HDR) {
+		return -EINVAL;
+	}
+	out->key = s.p[XCM_SND_KEY] & XCM_SNS_KEY_MASK;
+	out->asc_ascq = (uint16_t)((s.p[XCM_SND_ASC] << 8) | s.p[XCM_SND_ASCQ]);
+	/* descriptors: bounded by ADDITIONAL SENSE LENGTH and by the buffer */
+	len = s.p[XCM_SND_ADD_LEN];
+	if (len > s.len - XCM_SND_HDR) {
+		len = s.len - XCM_SND_HDR;
+	}
+	body = xcm_span_make(s.p + XCM_SND_HDR, len);
+	while (off < body.len) {
+		/* a descriptor cut by the buffer ends the walk; what came before stands */
+		if (!xcm_span_sub(body, off, 2, &dh) ||
+		    !xcm_span_sub(body, off, 2 + (size_t)dh.p[1], &d)) {
+			break;
+		}
+		parse_descriptor(d, out);
+		off += d.len;
+	}
+	return 0;
+}
+
+int
+xcm_sense_parse(struct xcm_span s, struct xcm_sense *out)
+{
+	uint8_t rc;
+
+	memset(out, 0, sizeof(*out));
+	if (s.p == NULL || s.len < 1) {
+		return -EINVAL;
+	}
+	rc = s.p[0] & XCM_SNS_RC_MASK;
+	switch (rc) {
+	case XCM_SNS_FIXED:
+	case XCM_SNS_FIXED_DEFERRED:
+		if (parse_fixed(s, out) != 0) {
+			return -EINVAL;
+		}
+		out->deferred = rc == XCM_SNS_FIXED_DEFERRED;
+		return 0;
+	case XCM_SNS_DESC:
+	case XCM_SNS_DESC_DEFERRED:
+		if (parse_desc(s, out) != 0) {
+			return -EINVAL;
+		}
+		out->desc = true;
+		out->deferred = rc == XCM_SNS_DESC_DEFERRED;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
