@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The engine's backend over the user:xcopy LUs of this tcmu-runner process:
+ * an LU registry, CSCD resolution (designators as tcmu-runner's core and LIO
+ * compute them), the cross-LU access rule (access.c) and data movement
+ * (copy.c).
+ *
+ * Locking: the registry is a list under a rwlock. A command holds the read
+ * lock for its whole execution, so an LU it resolved cannot be closed under
+ * it; open/close take the write lock. Designators and access decisions are
+ * snapshotted once per command (the unit serial can be set after enable, as
+ * targetcli does, and LUN mappings change at any time).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xcopy_target.h"
+
+static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct xcm_lu *g_reg_head;
+
+void
+xt_registry_add(struct xcm_lu *lu)
+{
+	pthread_rwlock_wrlock(&g_reg_lock);
+	lu->next = g_reg_head;
+	g_reg_head = lu;
+	pthread_rwlock_unlock(&g_reg_lock);
+}
+
+void
+xt_registry_remove(struct xcm_lu *lu)
+{
+	struct xcm_lu **pp;
+
+	pthread_rwlock_wrlock(&g_reg_lock);
+	for (pp = &g_reg_head; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == lu) {
+			*pp = lu->next;
+			break;
+		}
+	}
+	lu->next = NULL;
+	pthread_rwlock_unlock(&g_reg_lock);
+}
+
+/* What one command knows about one LU. */
+struct xt_snap {
+	struct xcm_lu *lu;
+	bool have_serial;
+	uint8_t naa[16];
+	uint8_t t10[XCM_DESIG_MAX];
+	uint8_t t10_len;            /* 0: "LIO-ORG " + serial does not fit a CSCD */
+	int access;                 /* 1: not yet judged; 0: allowed; -errno: denied */
+};
+
+struct xt_ctx {
+	struct xcm_lu *self;
+	struct xt_snap *snap;
+	size_t n;
+	struct xt_copy_acct acct;
+	uint64_t denied;
+	uint64_t io_errors;
+};
+
+static void
+snap_fill(struct xt_snap *s, struct xcm_lu *lu)
+{
+	char *serial = tcmu_cfgfs_dev_get_wwn(lu->dev);
+	size_t len;
+
+	memset(s, 0, sizeof(*s));
+	s->lu = lu;
+	s->access = 1;
+	if (serial == NULL || serial[0] == '\0') {
+		/* no unit serial: the core reports no NAA designator, nothing can match */
+		free(serial);
+		return;
+	}
+	s->have_serial = true;
+	xt_naa_from_serial(serial, s->naa);
+	len = strlen(serial);
+	if (len + 8 <= sizeof(s->t10)) {
+		memcpy(s->t10, "LIO-ORG ", 8);
+		memcpy(s->t10 + 8, serial, len);
+		s->t10_len = (uint8_t)(len + 8);
+	}
+	free(serial);
+}
+
+static bool
+snap_matches(const struct xt_snap *s, const struct xcm_cscd *c)
+{
+	if (!s->have_serial || c->assoc != XCM_ASSOC_LU) {
+		return false;
+	}
+	if (c->desig_type == XCM_DESIG_NAA && c->code_set == XCM_CODE_SET_BINARY) {
+		return c->desig_len == 16 && memcmp(c->desig, s->naa, 16) == 0;
+	}
+	if (c->desig_type == XCM_DESIG_T10 && c->code_set == XCM_CODE_SET_ASCII) {
+		return s->t10_len != 0 && c->desig_len == s->t10_len &&
+		       memcmp(c->desig, s->t10, s->t10_len) == 0;
+	}
+	return false;
+}
+
+static int
+be_resolve(void *vctx, struct xcm_lu *self, const struct xcm_cscd *cscd, struct xcm_lu **out)
+{
+	struct xt_ctx *ctx = vctx;
+	struct xt_snap *s = NULL;
+	char why[512];
+	size_t i;
+
+	if (cscd->type == 0) {
+		*out = self;   /* CSCD ID FFFFh: the LU that received the command */
+		return 0;
+	}
+	for (i = 0; i < ctx->n; i++) {
+		if (snap_matches(&ctx->snap[i], cscd)) {
+			s = &ctx->snap[i];
+			break;
+		}
+	}
+	if (s == NULL) {
+		return -ENOENT;
+	}
+	if (s->lu == self) {
+		*out = self;
+		return 0;
+	}
+	if (s->access == 1) {
+		if (self->cfs_path[0] == '\0' || s->lu->cfs_path[0] == '\0') {
+			s->access = -EACCES;
+			strcpy(why, "configfs path of the LU unknown");
+		} else {
+			s->access = xt_access_check(xt_configfs_root(), self->cfs_path,
+						    s->lu->cfs_path, why, sizeof(why));
+		}
+		if (s->access != 0) {
+			s->access = -EACCES;
+			ctx->denied++;
+			tcmu_dev_info(self->dev, "xcopy: copy to/from LU %s refused: %s\n",
+				      s->lu->name, why);
+		}
+	}
+	if (s->access != 0) {
+		return -EACCES;
+	}
+	*out = s->lu;
+	return 0;
+}
+
+static uint32_t
+be_block_size(void *vctx, struct xcm_lu *lu)
+{
+	return tcmu_dev_get_block_size(lu->dev);
+}
+
+static uint64_t
+be_num_blocks(void *vctx, struct xcm_lu *lu)
+{
+	return tcmu_dev_get_num_lbas(lu->dev);
+}
+
+static int
+be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, uint64_t dst_off,
+	uint64_t len, struct xcm_io_err *ioerr)
+{
+	struct xt_ctx *ctx = vctx;
+	struct xcm_lu *self = ctx->self;
+	bool at_dst = false;
+	uint64_t done = 0;
+	int rc;
+
+	rc = xt_file_copy(src, src_off, dst, dst_off, len, self->bounce, self->cfg.clone,
+			  self->cfg.cfr, &ctx->acct, &at_dst, &done);
+	if (rc != 0) {
+		ctx->io_errors++;
+		memset(ioerr, 0, sizeof(*ioerr));
+		ioerr->at_dst = at_dst;
+		ioerr->done = done;
+		ioerr->status = XCM_SAM_CHECK_CONDITION;
+		ioerr->sense_len = 0;   /* the engine makes MEDIUM ERROR sense */
+		tcmu_dev_err(self->dev, "xcopy: %s failed at %s %s+%llu (%llu of %llu bytes done): %s\n",
+			     at_dst ? "write" : "read", at_dst ? "destination" : "source",
+			     at_dst ? dst->cfg.path : src->cfg.path,
+			     (unsigned long long)(at_dst ? dst_off : src_off),
+			     (unsigned long long)done, (unsigned long long)len, strerror(-rc));
+	}
+	return rc;
+}
+
+static const struct xcm_backend_ops g_ops = {
+	.resolve = be_resolve,
+	.block_size = be_block_size,
+	.num_blocks = be_num_blocks,
+	.copy = be_copy,
+};
+
+enum xcm_status
+xt_execute(struct xcm_lu *self, const struct xcm_list *l, struct xcm_exec_result *res,
+	   struct xcm_err *err)
+{
+	struct xt_ctx ctx;
+	struct xcm_lu *lu;
+	enum xcm_status st;
+	size_t n = 0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(res, 0, sizeof(*res));
+	ctx.self = self;
+	pthread_rwlock_rdlock(&g_reg_lock);
+	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
+		n++;
+	}
+	ctx.snap = calloc(n > 0 ? n : 1, sizeof(*ctx.snap));
+	if (ctx.snap == NULL) {
+		pthread_rwlock_unlock(&g_reg_lock);
+		xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
+		return XCM_E_INSUFFICIENT_RESOURCES;
+	}
+	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
+		snap_fill(&ctx.snap[ctx.n++], lu);
+	}
+	st = xcm_list_execute(l, &xcm_limits_default, &g_ops, &ctx, self, res, err);
+	pthread_rwlock_unlock(&g_reg_lock);
+	free(ctx.snap);
+
+	pthread_mutex_lock(&self->stats_lock);
+	self->stats.segments += res->segs_processed;
+	self->stats.bytes += res->bytes;
+	self->stats.clone_bytes += ctx.acct.clone_bytes;
+	self->stats.cfr_bytes += ctx.acct.cfr_bytes;
+	self->stats.rw_bytes += ctx.acct.rw_bytes;
+	self->stats.denied += ctx.denied;
+	self->stats.io_errors += ctx.io_errors;
+	pthread_mutex_unlock(&self->stats_lock);
+	return st;
+}

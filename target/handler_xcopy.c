@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * handler_xcopy.so: tcmu-runner 1.5.4 handler for the user:xcopy backstore.
+ *
+ * A file-backed LU whose ordinary I/O (READ/WRITE/SYNC/UNMAP...) goes through
+ * tcmu-runner's core emulation and our read/write/flush/unmap callouts, and
+ * whose third-party copy commands are answered by the xcm engine:
+ *   EXTENDED COPY (83h LID1), RECEIVE COPY RESULTS (84h, LID1 SAs),
+ *   INQUIRY VPD 00h (adds 8Fh to the core's list) and VPD 8Fh.
+ * handle_cmd is called first for every CDB, synchronously on the LU's command
+ * thread (A1.6); everything it does not claim returns TCMU_STS_NOT_HANDLED.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "xcopy_target.h"
+
+int handler_init(void);
+
+/* VPD pages tcmu-runner's core serves (A2.1) plus ours, ascending. */
+static const uint8_t g_vpd_pages[] = { 0x00, 0x80, 0x83, XCM_VPD_TPC, 0xB0, 0xB1, 0xB2 };
+
+/* ------------------------------------------------------------------------ */
+/* iovec helpers (never modify the caller's iovec)                            */
+/* ------------------------------------------------------------------------ */
+
+static size_t
+iov_total(const struct iovec *iov, size_t cnt)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cnt; i++) {
+		n += iov[i].iov_len;
+	}
+	return n;
+}
+
+static void
+iov_copy_out(const struct iovec *iov, size_t cnt, uint8_t *dst, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; i < cnt && len > 0; i++) {
+		n = iov[i].iov_len < len ? iov[i].iov_len : len;
+		memcpy(dst, iov[i].iov_base, n);
+		dst += n;
+		len -= n;
+	}
+}
+
+/* Data-in: src then zeros for the rest of the buffer (no stale ring bytes leak). */
+static void
+iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; i < cnt; i++) {
+		n = iov[i].iov_len < len ? iov[i].iov_len : len;
+		memcpy(iov[i].iov_base, src, n);
+		memset((uint8_t *)iov[i].iov_base + n, 0, iov[i].iov_len - n);
+		src += n;
+		len -= n;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Third-party copy commands                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int
+fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err)
+{
+	memset(lc->sense_buf, 0, sizeof(lc->sense_buf));
+	/* fixed format (70h) unless forwarded sense needs descriptor format (72h) */
+	xcm_sense_build(err, err->fwd_valid, lc->sense_buf, sizeof(lc->sense_buf));
+	return TCMU_STS_PASSTHROUGH_ERR;
+}
+
+static void
+count_cmd(struct xcm_lu *lu, bool ok)
+{
+	pthread_mutex_lock(&lu->stats_lock);
+	lu->stats.commands++;
+	if (ok) {
+		lu->stats.commands_ok++;
+	} else {
+		lu->stats.errors++;
+	}
+	pthread_mutex_unlock(&lu->stats_lock);
+}
+
+static int
+do_xcopy(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+{
+	struct xcm_exec_result res;
+	struct xcm_err err;
+	enum xcm_status st;
+	uint32_t plen = 0, need;
+	uint8_t sense[XCM_SENSE_MAX];
+	size_t sense_len = 0;
+
+	memset(&err, 0, sizeof(err));
+	memset(&res, 0, sizeof(res));
+	st = xcm_xcopy_cdb_check(lc->cdb, XCM_CDB16_LEN, &plen, &err);
+	if (st != XCM_OK) {
+		goto out;
+	}
+	if (plen == 0) {
+		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (digest 10.7 step 2) */
+		goto out;
+	}
+	/* Flatten the data-out, capped before anything is read or allocated. */
+	need = xcm_limits_max_param_len(&xcm_limits_default);
+	if (plen < need) {
+		need = plen;
+	}
+	if (need > lu->plist_cap || iov_total(lc->iovec, lc->iov_cnt) < need) {
+		/* the transfer holds fewer bytes than the CDB announces */
+		xcm_err_set(&err, XCM_E_PARAM_LIST_LEN);
+		st = XCM_E_PARAM_LIST_LEN;
+		goto out;
+	}
+	iov_copy_out(lc->iovec, lc->iov_cnt, lu->plist, need);
+	st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), &xcm_limits_default, lu->list,
+			    &err);
+	if (st != XCM_OK) {
+		tcmu_dev_dbg(lu->dev, "xcopy: parameter list rejected: %s\n",
+			     xcm_status_info(st)->name);
+		goto out;
+	}
+	st = xcm_store_begin(lu->store, lu->list, &err);
+	if (st != XCM_OK) {
+		goto out;
+	}
+	st = xt_execute(lu, lu->list, &res, &err);
+	if (st != XCM_OK) {
+		memset(sense, 0, sizeof(sense));
+		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
+	}
+	xcm_store_finish(lu->store, lu->list, st, &res, sense_len > 0 ? sense : NULL, sense_len);
+out:
+	count_cmd(lu, st == XCM_OK);
+	xt_stats_write(lu);
+	if (st == XCM_OK) {
+		return TCMU_STS_OK;
+	}
+	tcmu_dev_dbg(lu->dev, "xcopy: %s (%u segments done)\n", xcm_status_info(st)->name,
+		     res.segs_processed);
+	return fail_sense(lc, &err);
+}
+
+static int
+do_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+{
+	struct xcm_rcr_req req;
+	struct xcm_wbuf w;
+	struct xcm_err err;
+	enum xcm_status st;
+
+	memset(&err, 0, sizeof(err));
+	st = xcm_rcr_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
+	if (st == XCM_OK) {
+		w = xcm_wbuf_make(lu->rsp, req.alloc_len < sizeof(lu->rsp) ? req.alloc_len
+									 : sizeof(lu->rsp));
+		st = xcm_store_rcr(lu->store, &xcm_limits_default, &req, &w, &err);
+	}
+	if (st != XCM_OK) {
+		return fail_sense(lc, &err);
+	}
+	pthread_mutex_lock(&lu->stats_lock);
+	lu->stats.rcr++;
+	pthread_mutex_unlock(&lu->stats_lock);
+	xt_stats_write(lu);
+	iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, xcm_wbuf_stored(&w));
+	return TCMU_STS_OK;
+}
+
+/* INQUIRY EVPD 00h / 8Fh; other pages and standard INQUIRY go to the core. */
+static int
+do_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+{
+	const uint8_t *cdb = lc->cdb;
+	uint32_t alloc = xcm_get_be16(cdb + 3);
+	struct xcm_wbuf w;
+
+	if ((cdb[1] & 0x01) == 0 || (cdb[2] != 0x00 && cdb[2] != XCM_VPD_TPC)) {
+		return TCMU_STS_NOT_HANDLED;
+	}
+	w = xcm_wbuf_make(lu->rsp, alloc < sizeof(lu->rsp) ? alloc : sizeof(lu->rsp));
+	if (cdb[2] == 0x00) {
+		xcm_wbuf_put8(&w, 0x00);   /* qualifier 000b, direct access block device */
+		xcm_wbuf_put8(&w, 0x00);
+		xcm_wbuf_put16(&w, (uint16_t)sizeof(g_vpd_pages));
+		xcm_wbuf_put(&w, g_vpd_pages, sizeof(g_vpd_pages));
+	} else {
+		xcm_vpd_tpc_encode(&xcm_limits_default, 0x00, &w);
+	}
+	iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, xcm_wbuf_stored(&w));
+	return TCMU_STS_OK;
+}
+
+static int
+xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	struct tcmulib_cmd *lc = cmd->lib_cmd;
+
+	if (lu == NULL || lu->cfg.xcopy == XT_XCOPY_CORE) {
+		return TCMU_STS_NOT_HANDLED;
+	}
+	switch (lc->cdb[0]) {
+	case XCM_OP_XCOPY:
+		return do_xcopy(lu, lc);
+	case XCM_OP_RCR:
+		return do_rcr(lu, lc);
+	case XCM_OP_INQUIRY:
+		return do_inquiry(lu, lc);
+	default:
+		return TCMU_STS_NOT_HANDLED;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ordinary I/O (worker threads; return a TCMU_STS code)                      */
+/* ------------------------------------------------------------------------ */
+
+static int
+iov_io_full(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr)
+{
+	struct iovec local[64];
+	struct iovec *v = cnt <= 64 ? local : malloc(cnt * sizeof(*v));
+	size_t i = 0, done = 0;
+	ssize_t n;
+	int rc = 0;
+
+	if (v == NULL) {
+		return -ENOMEM;
+	}
+	memcpy(v, iov, cnt * sizeof(*v));
+	while (done < len) {
+		while (i < cnt && v[i].iov_len == 0) {
+			i++;
+		}
+		if (i == cnt) {
+			break;
+		}
+		n = wr ? pwritev(fd, v + i, (int)(cnt - i < 1024 ? cnt - i : 1024), off + (off_t)done)
+		       : preadv(fd, v + i, (int)(cnt - i < 1024 ? cnt - i : 1024), off + (off_t)done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+		while (n > 0 && i < cnt) {
+			size_t k = v[i].iov_len < (size_t)n ? v[i].iov_len : (size_t)n;
+			v[i].iov_base = (uint8_t *)v[i].iov_base + k;
+			v[i].iov_len -= k;
+			n -= (ssize_t)k;
+			if (v[i].iov_len == 0) {
+				i++;
+			}
+		}
+	}
+	if (v != local) {
+		free(v);
+	}
+	return rc;
+}
+
+static int
+xh_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+	size_t len, off_t off)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int rc = iov_io_full(lu->fd, iov, cnt, len, off, false);
+
+	if (rc != 0) {
+		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+			     strerror(-rc));
+		return TCMU_STS_RD_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+static int
+xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+	 size_t len, off_t off)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int rc = iov_io_full(lu->fd, iov, cnt, len, off, true);
+
+	if (rc != 0) {
+		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+			     strerror(-rc));
+		return TCMU_STS_WR_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+static int
+xh_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+
+	if (fdatasync(lu->fd) != 0) {
+		tcmu_dev_err(dev, "fdatasync %s: %s\n", lu->cfg.path, strerror(errno));
+		return TCMU_STS_WR_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+/* UNMAP: punch a hole (reads return zeros, as the core's LBPRZ=1 promises). */
+static int
+xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	static const uint8_t zeros[65536];
+	uint64_t done = 0;
+	size_t n;
+
+	if (fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		      (off_t)len) == 0) {
+		return TCMU_STS_OK;
+	}
+	if (fallocate(lu->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		      (off_t)len) == 0) {
+		return TCMU_STS_OK;
+	}
+	while (done < len) {
+		n = len - done < sizeof(zeros) ? (size_t)(len - done) : sizeof(zeros);
+		if (pwrite(lu->fd, zeros, n, (off_t)(off + done)) != (ssize_t)n) {
+			tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path,
+				     (unsigned long long)off, strerror(errno));
+			return TCMU_STS_WR_ERR;
+		}
+		done += n;
+	}
+	return TCMU_STS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Configuration, open, close                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int
+backing_size(int fd, const struct stat *st, uint64_t *size)
+{
+	if (S_ISREG(st->st_mode)) {
+		*size = (uint64_t)st->st_size;
+		return 0;
+	}
+	if (S_ISBLK(st->st_mode)) {
+		return ioctl(fd, BLKGETSIZE64, size) == 0 ? 0 : -errno;
+	}
+	return -EINVAL;
+}
+
+static bool
+xh_check_config(const char *cfgstring, char **reason)
+{
+	struct xt_cfg cfg;
+	char why[PATH_MAX + 256];
+
+	if (xt_cfg_parse(cfgstring, &cfg, why, sizeof(why)) != 0) {
+		goto bad;
+	}
+	if (access(cfg.path, R_OK | W_OK) != 0) {
+		snprintf(why, sizeof(why), "backing file %s: %s%s", cfg.path, strerror(errno),
+			 errno == ENOENT ? " (create it first, e.g. truncate -s SIZE)" : "");
+		goto bad;
+	}
+	return true;
+bad:
+	if (reason != NULL && asprintf(reason, "%s", why) < 0) {
+		*reason = NULL;
+	}
+	return false;
+}
+
+/*
+ * configfs identity from /sys/class/uio/uioN/name = "tcm-user/<hba>/<name>/<cfg>":
+ * the storage object is ROOT/core/user_<hba>/<name>.
+ */
+static void
+lu_identify(struct xcm_lu *lu)
+{
+	const char *uio = tcmu_dev_get_uio_name(lu->dev);
+	char p[PATH_MAX], buf[PATH_MAX + 64] = "", *hba, *name, *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(lu->name, sizeof(lu->name), "%s", uio != NULL ? uio : "unknown");
+	lu->cfs_path[0] = '\0';
+	if (uio == NULL ||
+	    snprintf(p, sizeof(p), "%s/class/uio/%s/name", xt_sysfs_root(), uio) >= (int)sizeof(p)) {
+		return;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		tcmu_dev_warn(lu->dev, "cannot read %s (%s): cross-LU copies disabled\n", p,
+			      strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || strncmp(buf, "tcm-user/", 9) != 0) {
+		return;
+	}
+	buf[n] = '\0';
+	hba = buf + 9;
+	name = strchr(hba, '/');
+	if (name == NULL) {
+		return;
+	}
+	*name++ = '\0';
+	end = strchr(name, '/');
+	if (end == NULL) {
+		return;
+	}
+	*end = '\0';
+	if (name[0] == '\0' || strlen(name) >= sizeof(lu->name)) {
+		return;
+	}
+	snprintf(lu->name, sizeof(lu->name), "%s", name);
+	if (snprintf(lu->cfs_path, sizeof(lu->cfs_path), "%s/core/user_%s/%s", xt_configfs_root(),
+		     hba, name) >= (int)sizeof(lu->cfs_path)) {
+		lu->cfs_path[0] = '\0';
+	}
+}
+
+static void
+lu_free(struct xcm_lu *lu)
+{
+	if (lu == NULL) {
+		return;
+	}
+	if (lu->fd >= 0) {
+		close(lu->fd);
+	}
+	if (lu->store != NULL) {
+		xcm_store_destroy(lu->store);
+	}
+	free(lu->list);
+	free(lu->plist);
+	free(lu->bounce);
+	pthread_mutex_destroy(&lu->stats_lock);
+	free(lu);
+}
+
+static const char *const g_clone_names[] = { "auto", "always", "never" };
+
+static int
+xh_open(struct tcmu_device *dev, bool reopen)
+{
+	uint32_t bs = tcmu_dev_get_block_size(dev);
+	uint64_t lbas = tcmu_dev_get_num_lbas(dev), size = 0, need;
+	struct xcm_lu *lu;
+	struct statfs sfs;
+	struct stat st;
+	char why[512];
+	int rc;
+
+	lu = calloc(1, sizeof(*lu));
+	if (lu == NULL) {
+		return -ENOMEM;
+	}
+	lu->fd = -1;
+	lu->dev = dev;
+	pthread_mutex_init(&lu->stats_lock, NULL);
+	rc = xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why));
+	if (rc != 0) {
+		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
+		goto fail;
+	}
+	lu->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
+	if (lu->fd < 0) {
+		rc = -errno;
+		tcmu_dev_err(dev, "xcopy: backing file %s %s: %s\n", lu->cfg.path,
+			     rc == -ENOENT ? "does not exist" : "cannot be opened read-write",
+			     strerror(-rc));
+		goto fail;
+	}
+	if (fstat(lu->fd, &st) != 0 || backing_size(lu->fd, &st, &size) != 0) {
+		rc = -EINVAL;
+		tcmu_dev_err(dev, "xcopy: backing file %s is not a regular file or block device\n",
+			     lu->cfg.path);
+		goto fail;
+	}
+	if (bs == 0 || lbas > UINT64_MAX / bs) {
+		rc = -EINVAL;
+		tcmu_dev_err(dev, "xcopy: invalid LU geometry (%llu blocks of %u bytes)\n",
+			     (unsigned long long)lbas, bs);
+		goto fail;
+	}
+	need = lbas * bs;
+	if (size < need) {
+		rc = -EINVAL;
+		tcmu_dev_err(dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
+			     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
+			     lu->cfg.path, (unsigned long long)size, (unsigned long long)lbas, bs,
+			     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
+		goto fail;
+	}
+	lu->st_dev = st.st_dev;
+	lu->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
+	lu->fs_block = fstatfs(lu->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+	lu->plist_cap = xcm_limits_max_param_len(&xcm_limits_default);
+	lu->plist = malloc(lu->plist_cap);
+	lu->list = malloc(sizeof(*lu->list));
+	lu->bounce = malloc(XT_BOUNCE_LEN);
+	lu->store = xcm_store_create();
+	if (lu->plist == NULL || lu->list == NULL || lu->bounce == NULL || lu->store == NULL) {
+		rc = -ENOMEM;
+		tcmu_dev_err(dev, "xcopy: out of memory\n");
+		goto fail;
+	}
+	lu_identify(lu);
+	tcmur_dev_set_private(dev, lu);
+	xt_registry_add(lu);
+	xt_stats_write(lu);
+	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s)\n",
+		      lu->cfg.path, (unsigned long long)size, lu->name, g_clone_names[lu->cfg.clone],
+		      lu->cfg.cfr == XT_CFR_AUTO ? "auto" : "never",
+		      lu->cfg.xcopy == XT_XCOPY_ENGINE ? "engine" : "core");
+	return 0;
+fail:
+	lu_free(lu);
+	return rc;
+}
+
+static void
+xh_close(struct tcmu_device *dev)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+
+	if (lu == NULL) {
+		return;
+	}
+	xt_registry_remove(lu);   /* waits for commands of other LUs using it */
+	tcmur_dev_set_private(dev, NULL);
+	lu_free(lu);
+}
+
+static int
+xh_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	uint64_t size = 0;
+	struct stat st;
+
+	switch (cfg->type) {
+	case TCMULIB_CFG_DEV_SIZE:
+		if (fstat(lu->fd, &st) != 0 || backing_size(lu->fd, &st, &size) != 0 ||
+		    size < cfg->data.dev_size) {
+			tcmu_dev_err(dev, "xcopy: cannot grow the LU to %llu bytes: backing file %s "
+				     "has %llu\n", (unsigned long long)cfg->data.dev_size,
+				     lu->cfg.path, (unsigned long long)size);
+			return -EINVAL;
+		}
+		return 0;
+	case TCMULIB_CFG_WRITE_CACHE:
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static struct tcmur_handler g_handler = {
+	.name = "XCOPY offload file handler",
+	.subtype = XT_SUBTYPE,
+	.cfg_desc = "xcopy//PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core]",
+	.check_config = xh_check_config,
+	.reconfig = xh_reconfig,
+	.open = xh_open,
+	.close = xh_close,
+	.nr_threads = 4,
+	.handle_cmd = xh_handle_cmd,
+	.read = xh_read,
+	.write = xh_write,
+	.flush = xh_flush,
+	.unmap = xh_unmap,
+};
+
+int
+handler_init(void)
+{
+	return tcmur_register_handler(&g_handler);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-LU counters as a small text file the lab (and an admin) can read:
+ * STATSDIR/<name>.stats, STATSDIR = $XCOPY_STATS_DIR or /run/xcopy.
+ * One "key value" pair per line (format in target/README.md). Written at open
+ * and after every EXTENDED COPY and RECEIVE COPY RESULTS, atomically
+ * (temporary file + rename).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xcopy_target.h"
+
+static const char *
+stats_dir(void)
+{
+	const char *d = getenv("XCOPY_STATS_DIR");
+
+	return d != NULL && d[0] != '\0' ? d : "/run/xcopy";
+}
+
+static bool
+stats_path(const struct xcm_lu *lu, char *out, const char *suffix)
+{
+	int n = snprintf(out, PATH_MAX, "%s/%s.stats%s", stats_dir(), lu->name, suffix);
+
+	return n > 0 && n < PATH_MAX;
+}
+
+void
+xt_stats_write(struct xcm_lu *lu)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	struct xt_stats s;
+	FILE *f;
+
+	pthread_mutex_lock(&lu->stats_lock);
+	s = lu->stats;
+	pthread_mutex_unlock(&lu->stats_lock);
+	if (!stats_path(lu, path, "") || !stats_path(lu, tmp, ".tmp")) {
+		return;
+	}
+	if (mkdir(stats_dir(), 0755) != 0 && errno != EEXIST) {
+		return;
+	}
+	f = fopen(tmp, "we");
+	if (f == NULL) {
+		return;
+	}
+	fprintf(f,
+		"name %s\npath %s\ncommands %llu\ncommands_ok %llu\nerrors %llu\nsegments %llu\n"
+		"bytes %llu\nclone_bytes %llu\ncfr_bytes %llu\nrw_bytes %llu\nio_errors %llu\n"
+		"denied %llu\nrcr %llu\n",
+		lu->name, lu->cfg.path, (unsigned long long)s.commands,
+		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
+		(unsigned long long)s.segments, (unsigned long long)s.bytes,
+		(unsigned long long)s.clone_bytes, (unsigned long long)s.cfr_bytes,
+		(unsigned long long)s.rw_bytes, (unsigned long long)s.io_errors,
+		(unsigned long long)s.denied, (unsigned long long)s.rcr);
+	if (fclose(f) != 0) {
+		unlink(tmp);
+		return;
+	}
+	if (rename(tmp, path) != 0) {
+		unlink(tmp);
+	}
+}

@@ -1,0 +1,71 @@
+# target/: handler_xcopy.so, the tcmu-runner 1.5.4 plugin (backstore user:xcopy).
+#
+# $(BUILD)/target/handlers/ holds ONLY handler_* plugins: tcmu-runner dlopens
+# every file there whose name starts with handler_ (the lab passes this
+# folder as --handler-path). Not linked with -z defs: tcmur_* come from the
+# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
+
+TARGET_SRCS := $(sort $(wildcard $(TOP)/target/*.c))
+TARGET_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(TARGET_SRCS))
+TARGET_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(TARGET_SRCS))
+HANDLER_DIR := $(BUILD)/target/handlers
+HANDLER_SO := $(HANDLER_DIR)/handler_xcopy.so
+# The same plugin built with the sanitizers, for the dlopen harness only.
+HANDLER_SAN_SO := $(BUILD)/san/target/plugin/handler_xcopy.so
+HANDLER_MAP := $(TOP)/target/handler.map
+HANDLER_LDFLAGS := -shared -Wl,--version-script=$(HANDLER_MAP) -Wl,-z,relro -Wl,-z,now
+
+$(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target
+
+$(HANDLER_SO): $(TARGET_OBJS) $(LIBXCM) $(HANDLER_MAP)
+	$(call msg,LD,target/handlers/$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(LIBXCM) -lpthread
+
+$(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
+	$(call msg,LD,san/$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(LIBXCM_SAN) -lpthread
+
+ALL_TARGETS += $(HANDLER_SO)
+
+# dlopen harness: fakes of the runner/libtcmu symbols, exported with -rdynamic.
+PLUGIN_TEST_SRCS := $(sort $(wildcard $(TOP)/tests/plugin/*.c))
+PLUGIN_TEST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(PLUGIN_TEST_SRCS))
+PLUGIN_TEST_BIN := $(BUILD)/tests/plugin_tests
+$(PLUGIN_TEST_OBJS): XCFLAGS += -I$(TOP)/target -I$(TOP)/tests/plugin
+
+$(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
+	$(call msg,LD,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN) -ldl -lpthread
+
+# Undefined symbols the plugin may have besides libc's (reference A1.5).
+PLUGIN_ALLOWED_SYMS := tcmur_register_handler tcmur_dev_get_private tcmur_dev_set_private \
+	tcmu_dev_get_cfgstring tcmu_dev_get_uio_name tcmu_dev_get_block_size \
+	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_crit_message tcmu_err_message \
+	tcmu_warn_message tcmu_info_message tcmu_dbg_message
+
+.PHONY: test-plugin check-plugin-symbols install-target
+check-plugin-symbols: $(HANDLER_SO)
+	$(Q)bad=$$(nm -D --undefined-only $(HANDLER_SO) | awk '{print $$2}' | \
+		grep -v '@' | grep -vxF -e __gmon_start__ -e _ITM_deregisterTMCloneTable \
+		-e _ITM_registerTMCloneTable $(addprefix -e ,$(PLUGIN_ALLOWED_SYMS)) || true); \
+	if [ -n "$$bad" ]; then echo "handler_xcopy.so: unexpected undefined symbols:" $$bad; exit 1; fi; \
+	exp=$$(nm -D --defined-only $(HANDLER_SO) | awk '$$2 ~ /^[TDBR]$$/ {print $$3}' | sort -u); \
+	if [ "$$exp" != handler_init ]; then echo "handler_xcopy.so exports more than handler_init:" $$exp; exit 1; fi; \
+	echo "handler_xcopy.so: symbols OK (exports handler_init only)"
+
+test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-symbols
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO)
+TEST_TARGETS += test-plugin
+
+# make install: the plugin into Debian's tcmu-runner handler directory.
+TCMU_HANDLER_DIR ?= /usr/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
+	echo x86_64-linux-gnu)/tcmu-runner
+install: install-target
+install-target: $(HANDLER_SO)
+	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)
+	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so

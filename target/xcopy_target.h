@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * handler_xcopy.so internals: the user:xcopy backstore (file-backed LUs) and
+ * the engine's backend over them. Private to target/; only handler_init is
+ * exported from the plugin (target/handler.map).
+ */
+#ifndef TARGET_XCOPY_TARGET_H
+#define TARGET_XCOPY_TARGET_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "tcmu_abi.h"
+#include "xcm/exec.h"
+#include "xcm/xcm.h"
+
+#define XT_SUBTYPE "xcopy"
+#define XT_BOUNCE_LEN (1u << 20)          /* read/write fallback buffer, one per LU */
+#define XT_NAME_MAX 128
+
+/* ------------------------------------------------------------------------ */
+/* cfgstring: xcopy/PATH[?opt=val[&opt=val...]]  (cfg.c)                      */
+/* ------------------------------------------------------------------------ */
+
+enum xt_clone { XT_CLONE_AUTO, XT_CLONE_ALWAYS, XT_CLONE_NEVER };
+enum xt_cfr { XT_CFR_AUTO, XT_CFR_NEVER };
+enum xt_xcopy { XT_XCOPY_ENGINE, XT_XCOPY_CORE };
+
+struct xt_cfg {
+	char path[PATH_MAX];
+	enum xt_clone clone;
+	enum xt_cfr cfr;
+	enum xt_xcopy xcopy;
+};
+
+/*
+ * Parse a full cfgstring ("xcopy/PATH?..."). 0, or -EINVAL with a reason in
+ * why (always NUL-terminated).
+ */
+int xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------------ */
+/* Designators as tcmu-runner's core / LIO derive them (naa.c)               */
+/* ------------------------------------------------------------------------ */
+
+/* NAA 6, IEEE company 00-14-05, serial hex digits packed (A2.1). */
+void xt_naa_from_serial(const char *serial, uint8_t naa[16]);
+
+/* ------------------------------------------------------------------------ */
+/* Cross-LU access rule from configfs (access.c)                             */
+/* ------------------------------------------------------------------------ */
+
+/* Root of LIO's configfs tree; XCOPY_CONFIGFS_ROOT overrides (tests). */
+const char *xt_configfs_root(void);
+/* Root of sysfs; XCOPY_SYSFS_ROOT overrides (tests). */
+const char *xt_sysfs_root(void);
+
+/*
+ * May a command received on the storage object at configfs path dev_a (e.g.
+ * ROOT/core/user_1/a) touch the storage object dev_b? 0: yes; -EACCES: no
+ * (reason in why); other -errno: configfs could not be read (treat as no).
+ */
+int xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *why,
+		    size_t whylen);
+
+/* ------------------------------------------------------------------------ */
+/* LUs and the engine backend (backend.c, copy.c)                             */
+/* ------------------------------------------------------------------------ */
+
+struct xt_stats {
+	uint64_t commands;       /* EXTENDED COPY commands answered by the engine */
+	uint64_t commands_ok;
+	uint64_t errors;         /* EXTENDED COPY commands that ended in CHECK CONDITION */
+	uint64_t segments;
+	uint64_t bytes;          /* bytes written to destinations */
+	uint64_t clone_bytes;    /* ... by FICLONERANGE */
+	uint64_t cfr_bytes;      /* ... by copy_file_range */
+	uint64_t rw_bytes;       /* ... by pread/pwrite */
+	uint64_t io_errors;      /* failed backend copies */
+	uint64_t denied;         /* CSCDs refused by the access rule */
+	uint64_t rcr;            /* RECEIVE COPY RESULTS answered */
+};
+
+/* One open user:xcopy device; the engine sees it as struct xcm_lu. */
+struct xcm_lu {
+	struct tcmu_device *dev;
+	struct xt_cfg cfg;
+	int fd;
+	dev_t st_dev;
+	ino_t st_ino;
+	uint32_t fs_block;                /* clone alignment of the backing file's fs */
+	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
+	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
+	/* command state, touched only by this LU's command thread */
+	struct xcm_store *store;
+	struct xcm_list *list;
+	uint8_t *plist;                   /* flattened parameter list */
+	uint32_t plist_cap;
+	uint8_t *bounce;
+	uint8_t rsp[4096];                /* data-in staging */
+	pthread_mutex_t stats_lock;
+	struct xt_stats stats;
+	struct xcm_lu *next;              /* registry */
+};
+
+/* Registry (backend.c). add/remove take the registry's write lock. */
+void xt_registry_add(struct xcm_lu *lu);
+void xt_registry_remove(struct xcm_lu *lu);
+
+/*
+ * Run one parsed list received on self: snapshot the registry (designators,
+ * access decisions), call xcm_list_execute with the file backend, account.
+ */
+enum xcm_status xt_execute(struct xcm_lu *self, const struct xcm_list *l,
+			   struct xcm_exec_result *res, struct xcm_err *err);
+
+/* copy.c: which path moved the bytes */
+struct xt_copy_acct {
+	uint64_t clone_bytes;
+	uint64_t cfr_bytes;
+	uint64_t rw_bytes;
+};
+
+/*
+ * Copy len bytes between two open backing files (may be the same file and
+ * overlap: memmove semantics). bounce: XT_BOUNCE_LEN bytes. 0 or -errno with
+ * *at_dst and *done describing the failure.
+ */
+int xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
+		 uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
+		 enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+
+/* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
+void xt_stats_write(struct xcm_lu *lu);
+
+#endif /* TARGET_XCOPY_TARGET_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fakes of the tcmu-runner / libtcmu symbols handler_xcopy.so uses. The test
+ * binary is linked with -rdynamic, so the dlopen'ed plugin binds to these as
+ * it binds to the daemon's and libtcmu's in production.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_tcmu.h"
+
+struct tcmur_handler *g_handler;
+char g_last_err[1024];
+int g_verbose;
+
+int
+tcmur_register_handler(struct tcmur_handler *h)
+{
+	if (g_handler != NULL && strcmp(g_handler->subtype, h->subtype) == 0) {
+		return -1;
+	}
+	if (h->init != NULL && h->init() != 0) {
+		return -1;
+	}
+	g_handler = h;
+	return 0;
+}
+
+void *
+tcmur_dev_get_private(struct tcmu_device *dev)
+{
+	return dev->hm_priv;
+}
+
+void
+tcmur_dev_set_private(struct tcmu_device *dev, void *priv)
+{
+	dev->hm_priv = priv;
+}
+
+const char *
+tcmu_dev_get_cfgstring(struct tcmu_device *dev)
+{
+	return dev->cfgstring;
+}
+
+const char *
+tcmu_dev_get_uio_name(struct tcmu_device *dev)
+{
+	return dev->uio;
+}
+
+uint32_t
+tcmu_dev_get_block_size(struct tcmu_device *dev)
+{
+	return dev->block_size;
+}
+
+uint64_t
+tcmu_dev_get_num_lbas(struct tcmu_device *dev)
+{
+	return dev->num_lbas;
+}
+
+char *
+tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev)
+{
+	return dev->serial[0] != '\0' ? strdup(dev->serial) : NULL;
+}
+
+static void
+log_msg(const char *lvl, struct tcmu_device *dev, const char *fn, const char *fmt, va_list ap)
+{
+	char buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (lvl[0] == 'E') {
+		snprintf(g_last_err, sizeof(g_last_err), "%s", buf);
+	}
+	if (g_verbose) {
+		fprintf(stderr, "  [%s %s %s] %s", lvl, dev != NULL ? dev->uio : "-", fn, buf);
+	}
+}
+
+#define FAKE_LOG(NAME, LVL)                                                          \
+	void NAME(struct tcmu_device *dev, const char *funcname, int linenr,          \
+		  const char *fmt, ...)                                                \
+	{                                                                            \
+		va_list ap;                                                          \
+		va_start(ap, fmt);                                                   \
+		log_msg(LVL, dev, funcname, fmt, ap);                                \
+		va_end(ap);                                                          \
+	}
+
+FAKE_LOG(tcmu_crit_message, "CRIT")
+FAKE_LOG(tcmu_err_message, "ERR")
+FAKE_LOG(tcmu_warn_message, "WARN")
+FAKE_LOG(tcmu_info_message, "INFO")
+FAKE_LOG(tcmu_dbg_message, "DBG")

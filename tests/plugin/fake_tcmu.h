@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The fake runner/libtcmu the plugin harness provides (fake_tcmu.c). */
+#ifndef TESTS_PLUGIN_FAKE_TCMU_H
+#define TESTS_PLUGIN_FAKE_TCMU_H
+
+#include "tcmu_abi.h"
+
+/* The harness owns the device object; the plugin sees it as opaque. */
+struct tcmu_device {
+	char cfgstring[512];
+	char uio[32];
+	char serial[64];
+	uint32_t block_size;
+	uint64_t num_lbas;
+	void *hm_priv;
+};
+
+extern struct tcmur_handler *g_handler;   /* set by tcmur_register_handler */
+extern char g_last_err[1024];             /* last tcmu_err_message text */
+extern int g_verbose;
+
+#endif

@@ -1,0 +1,906 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * dlopen harness for handler_xcopy.so: loads the built plugin the way
+ * tcmu-runner does (RTLD_NOW | RTLD_LOCAL, dlsym handler_init), opens LUs on
+ * temporary backing files, and drives handle_cmd with real CDBs and
+ * parameter lists built by the engine's encoder. A fake configfs/sysfs tree
+ * in the temporary directory (XCOPY_CONFIGFS_ROOT / XCOPY_SYSFS_ROOT) drives
+ * the cross-LU access rule.
+ *
+ * usage: plugin_tests PATH/handler_xcopy.so [-v]
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake_tcmu.h"
+#include "xcm/xcm.h"
+
+static int g_pass, g_fail;
+static char g_tmp[256];
+
+#define CHECK(cond)                                                                   \
+	do {                                                                          \
+		if (cond) {                                                           \
+			g_pass++;                                                     \
+		} else {                                                              \
+			g_fail++;                                                     \
+			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                     \
+	} while (0)
+
+#define BS 512u
+#define NLBAS 8192u   /* 4 MiB LUs */
+
+/* ------------------------------------------------------------------------ */
+/* fixture: files, fake sysfs/configfs                                        */
+/* ------------------------------------------------------------------------ */
+
+static void
+path_of(char *out, size_t n, const char *rel)
+{
+	snprintf(out, n, "%s/%s", g_tmp, rel);
+}
+
+static void
+mkdirs(const char *rel)
+{
+	char p[512], *s;
+
+	path_of(p, sizeof(p), rel);
+	for (s = p + strlen(g_tmp) + 1; *s != '\0'; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(p, 0755);
+			*s = '/';
+		}
+	}
+	mkdir(p, 0755);
+}
+
+static void
+put_file(const char *rel, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	path_of(p, sizeof(p), rel);
+	f = fopen(p, "w");
+	if (f == NULL) {
+		perror(p);
+		exit(2);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* symlink REL_LINK -> g_tmp/REL_TARGET (absolute, as configfs resolves) */
+static void
+link_to(const char *rel_link, const char *rel_target)
+{
+	char l[512], t[512];
+
+	path_of(l, sizeof(l), rel_link);
+	path_of(t, sizeof(t), rel_target);
+	unlink(l);
+	if (symlink(t, l) != 0) {
+		perror(l);
+		exit(2);
+	}
+}
+
+static void
+unlink_rel(const char *rel)
+{
+	char p[512];
+
+	path_of(p, sizeof(p), rel);
+	unlink(p);
+}
+
+static void
+make_backing(const char *name, uint64_t size)
+{
+	char p[512];
+	int fd;
+
+	path_of(p, sizeof(p), name);
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		perror(p);
+		exit(2);
+	}
+	close(fd);
+}
+
+static int
+backing_fd(const char *name)
+{
+	char p[512];
+
+	path_of(p, sizeof(p), name);
+	return open(p, O_RDWR);
+}
+
+static void
+fill_pattern(const char *name, uint64_t off, uint64_t len, uint8_t seed)
+{
+	uint8_t *b = malloc(len);
+	uint64_t i;
+	int fd = backing_fd(name);
+
+	for (i = 0; i < len; i++) {
+		b[i] = (uint8_t)(seed + i * 7 + (i >> 9));
+	}
+	CHECK(pwrite(fd, b, len, (off_t)off) == (ssize_t)len);
+	close(fd);
+	free(b);
+}
+
+/* bytes [off, off+len) of file name equal those of file other at ooff? */
+static bool
+same_bytes(const char *name, uint64_t off, const char *other, uint64_t ooff, uint64_t len)
+{
+	uint8_t *a = malloc(len), *b = malloc(len);
+	int fa = backing_fd(name), fb = backing_fd(other);
+	bool eq = pread(fa, a, len, (off_t)off) == (ssize_t)len &&
+		  pread(fb, b, len, (off_t)ooff) == (ssize_t)len && memcmp(a, b, len) == 0;
+
+	close(fa);
+	close(fb);
+	free(a);
+	free(b);
+	return eq;
+}
+
+static void
+snapshot(const char *name, const char *copy)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "cp %s/%s %s/%s", g_tmp, name, g_tmp, copy);
+	CHECK(system(cmd) == 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* devices                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static struct tcmu_device g_a, g_b, g_c;
+
+/* hba/name as in /sys/class/uio/uioN/name = tcm-user/<hba>/<name>/<cfg> */
+static void
+dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char *file,
+	  const char *opts, const char *serial)
+{
+	char rel[256], text[700];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->cfgstring, sizeof(d->cfgstring), "xcopy/%s/%s%s", g_tmp, file, opts);
+	snprintf(d->uio, sizeof(d->uio), "uio%d", uio);
+	snprintf(d->serial, sizeof(d->serial), "%s", serial);
+	d->block_size = BS;
+	d->num_lbas = NLBAS;
+	snprintf(rel, sizeof(rel), "sys/class/uio/uio%d", uio);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "sys/class/uio/uio%d/name", uio);
+	snprintf(text, sizeof(text), "tcm-user/%d/%s/%s\n", hba, name, d->cfgstring);
+	put_file(rel, text);
+	snprintf(rel, sizeof(rel), "cfs/core/user_%d/%s", hba, name);
+	mkdirs(rel);
+}
+
+static int
+run_cmd(struct tcmu_device *d, const uint8_t *cdb, void *buf, size_t len, uint8_t *sense)
+{
+	struct tcmulib_cmd lc;
+	struct tcmur_cmd rc;
+	struct iovec iov[2];
+	size_t half = len / 2;
+	int sts;
+
+	/* two iovec elements, so flattening and scattering are exercised */
+	iov[0].iov_base = buf;
+	iov[0].iov_len = half;
+	iov[1].iov_base = (uint8_t *)buf + half;
+	iov[1].iov_len = len - half;
+	memset(&lc, 0, sizeof(lc));
+	memset(&rc, 0, sizeof(rc));
+	memset(lc.sense_buf, 0xEE, sizeof(lc.sense_buf));
+	lc.cdb = (uint8_t *)cdb;
+	lc.iovec = iov;
+	lc.iov_cnt = 2;
+	lc.hm_private = &rc;
+	rc.lib_cmd = &lc;
+	sts = g_handler->handle_cmd(d, &rc);
+	if (sense != NULL) {
+		memcpy(sense, lc.sense_buf, sizeof(lc.sense_buf));
+	}
+	return sts;
+}
+
+/* fixed sense: key, ASC, ASCQ */
+static bool
+sense_is(const uint8_t *s, uint8_t key, uint16_t asc_ascq)
+{
+	struct xcm_sense ps;
+
+	if (xcm_sense_parse(xcm_span_make(s, 96), &ps) != 0) {
+		return false;
+	}
+	if (ps.key != key || ps.asc_ascq != asc_ascq) {
+		fprintf(stderr, "  sense: key %02x asc/ascq %04x (want %02x %04x)\n", ps.key,
+			ps.asc_ascq, key, asc_ascq);
+		return false;
+	}
+	return true;
+}
+
+/* Test-side NAA: 6 | 00-14-05 | serial nibbles from the low nibble of byte 3. */
+static void
+naa_of(const char *serial, uint8_t *d)
+{
+	size_t off = 3;
+	bool low = true;
+	int v;
+
+	memset(d, 0, 16);
+	d[0] = 0x60;
+	d[1] = 0x01;
+	d[2] = 0x40;
+	d[3] = 0x50;
+	for (; *serial != '\0' && off < 16; serial++) {
+		if (*serial >= '0' && *serial <= '9') {
+			v = *serial - '0';
+		} else if (*serial >= 'a' && *serial <= 'f') {
+			v = *serial - 'a' + 10;
+		} else {
+			continue;
+		}
+		if (low) {
+			d[off++] |= (uint8_t)v;
+		} else {
+			d[off] = (uint8_t)(v << 4);
+		}
+		low = !low;
+	}
+}
+
+static void
+cscd_for(struct xcm_cscd *c, const char *serial)
+{
+	uint8_t desig[20] = { XCM_CODE_SET_BINARY, XCM_DESIG_NAA, 0, 16 };
+
+	naa_of(serial, desig + 4);
+	CHECK(xcm_cscd_from_designator(c, desig, sizeof(desig), 0) == 0);
+}
+
+#define SER_A "0123456789abcdef0123456789abcdef"
+#define SER_B "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+#define SER_C "aaaabbbb-cccc-dddd-eeee-ffff00001111"
+
+static struct xcm_list *g_list;
+
+/* One block->block segment list: src -> dst, nblocks, usage/list id. */
+static void
+list_one(const char *src_ser, const char *dst_ser, uint32_t nblocks, uint64_t slba,
+	 uint64_t dlba, uint8_t usage, uint8_t id)
+{
+	memset(g_list, 0, sizeof(*g_list));
+	g_list->list_id = id;
+	g_list->list_id_usage = usage;
+	cscd_for(&g_list->cscd[0], src_ser);
+	g_list->ncscd = 1;
+	if (strcmp(src_ser, dst_ser) != 0) {
+		cscd_for(&g_list->cscd[1], dst_ser);
+		g_list->ncscd = 2;
+	}
+	g_list->nseg = 1;
+	g_list->seg[0].type = XCM_SEG_B2B;
+	g_list->seg[0].src = &g_list->cscd[0];
+	g_list->seg[0].dst = &g_list->cscd[g_list->ncscd - 1];
+	g_list->seg[0].count = nblocks;
+	g_list->seg[0].src_lba = slba;
+	g_list->seg[0].dst_lba = dlba;
+}
+
+/* Encode g_list and send it; plen_adj is added to the CDB length, iov_adj to the data. */
+static int
+send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense)
+{
+	uint8_t buf[4096], cdb[16];
+	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
+	size_t n = xcm_list_encode(g_list, &w);
+
+	CHECK(n <= sizeof(buf));
+	xcm_cdb_xcopy(cdb, (uint32_t)((int)n + plen_adj));
+	return run_cmd(d, cdb, buf, (size_t)((int)n + iov_adj), sense);
+}
+
+static uint64_t
+stat_of(const char *lu, const char *key)
+{
+	char p[512], line[256], k[64];
+	unsigned long long v;
+	uint64_t r = UINT64_MAX;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/stats/%s.stats", g_tmp, lu);
+	f = fopen(p, "r");
+	if (f == NULL) {
+		return r;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%63s %llu", k, &v) == 2 && strcmp(k, key) == 0) {
+			r = v;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* tests                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void
+test_registration(void)
+{
+	CHECK(g_handler != NULL);
+	if (g_handler == NULL) {
+		exit(1);
+	}
+	CHECK(strcmp(g_handler->subtype, "xcopy") == 0);
+	CHECK(g_handler->open != NULL && g_handler->close != NULL);
+	CHECK(g_handler->handle_cmd != NULL);
+	CHECK(g_handler->read != NULL && g_handler->write != NULL && g_handler->flush != NULL);
+	CHECK(g_handler->unmap != NULL);
+	CHECK(g_handler->nr_threads > 0);
+}
+
+static void
+expect_config(const char *cfg, bool ok, const char *needle)
+{
+	char *reason = NULL;
+	bool r = g_handler->check_config(cfg, &reason);
+
+	CHECK(r == ok);
+	if (!ok) {
+		CHECK(reason != NULL && strstr(reason, needle) != NULL);
+		if (reason == NULL || strstr(reason, needle) == NULL) {
+			fprintf(stderr, "  cfg '%s': reason '%s', want '%s'\n", cfg,
+				reason != NULL ? reason : "(null)", needle);
+		}
+	}
+	free(reason);
+}
+
+static void
+test_check_config(void)
+{
+	char cfg[600];
+
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img", g_tmp);
+	expect_config(cfg, true, NULL);
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?clone=never&cfr=never&xcopy=core", g_tmp);
+	expect_config(cfg, true, NULL);
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?clone=maybe", g_tmp);
+	expect_config(cfg, false, "clone=maybe");
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?speed=11", g_tmp);
+	expect_config(cfg, false, "unknown option");
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/missing.img", g_tmp);
+	expect_config(cfg, false, "missing.img");
+	expect_config("xcopy/relative.img", false, "absolute");
+	expect_config("xcopyx//tmp/a.img", false, "xcopy/");
+	expect_config("file//tmp/a.img", false, "xcopy/");
+}
+
+static void
+test_open_errors(void)
+{
+	struct tcmu_device d;
+	const char *ro[] = { "/sys/kernel/uevent_seqnum", "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size" };
+	size_t i;
+	int rc;
+
+	/* missing backing file */
+	dev_setup(&d, 90, 90, "missing", "missing.img", "", SER_A);
+	g_last_err[0] = '\0';
+	rc = g_handler->open(&d, false);
+	CHECK(rc == -ENOENT);
+	CHECK(strstr(g_last_err, "missing.img") != NULL && strstr(g_last_err, "does not exist"));
+
+	/* backing file smaller than the LU */
+	make_backing("short.img", (uint64_t)NLBAS * BS - 1);
+	dev_setup(&d, 91, 91, "short", "short.img", "", SER_A);
+	g_last_err[0] = '\0';
+	rc = g_handler->open(&d, false);
+	CHECK(rc == -EINVAL);
+	CHECK(strstr(g_last_err, "short.img") != NULL && strstr(g_last_err, "smaller than the LU"));
+
+	/* bad option */
+	dev_setup(&d, 92, 92, "badopt", "a.img", "?cfr=sometimes", SER_A);
+	CHECK(g_handler->open(&d, false) == -EINVAL);
+	CHECK(strstr(g_last_err, "cfr=sometimes") != NULL);
+
+	/* unwritable: a 0444 file for users; root needs a read-only sysfs attribute */
+	if (geteuid() != 0) {
+		make_backing("ro.img", (uint64_t)NLBAS * BS);
+		snprintf(d.cfgstring, sizeof(d.cfgstring), "xcopy/%s/ro.img", g_tmp);
+		{
+			char p[512];
+			path_of(p, sizeof(p), "ro.img");
+			chmod(p, 0444);
+		}
+	} else {
+		for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+			int fd = open(ro[i], O_RDWR);
+			if (fd < 0 && errno == EACCES) {
+				break;
+			}
+			if (fd >= 0) {
+				close(fd);
+			}
+		}
+		if (i == sizeof(ro) / sizeof(ro[0])) {
+			printf("SKIP unwritable-backing-file test (no read-only file for root)\n");
+			return;
+		}
+		snprintf(d.cfgstring, sizeof(d.cfgstring), "xcopy/%s", ro[i]);
+	}
+	g_last_err[0] = '\0';
+	rc = g_handler->open(&d, false);
+	CHECK(rc == -EACCES);
+	CHECK(strstr(g_last_err, "cannot be opened read-write") != NULL);
+}
+
+static void
+test_io_callouts(void)
+{
+	uint8_t w[3000], r[3000];
+	struct iovec iov[2];
+	struct tcmur_cmd cmd;
+	size_t i;
+
+	memset(&cmd, 0, sizeof(cmd));
+	for (i = 0; i < sizeof(w); i++) {
+		w[i] = (uint8_t)(i * 13 + 1);
+	}
+	iov[0].iov_base = w;
+	iov[0].iov_len = 1000;
+	iov[1].iov_base = w + 1000;
+	iov[1].iov_len = 2072;   /* 3072 = 6 blocks, only 3000 of w are meaningful */
+	{
+		uint8_t big[3072];
+		memcpy(big, w, sizeof(w));
+		memset(big + sizeof(w), 0x5A, sizeof(big) - sizeof(w));
+		iov[0].iov_base = big;
+		iov[1].iov_base = big + 1000;
+		CHECK(g_handler->write(&g_a, &cmd, iov, 2, 3072, 4096 * 100) == TCMU_STS_OK);
+		memset(r, 0, sizeof(r));
+		iov[0].iov_base = r;
+		iov[0].iov_len = sizeof(r);
+		CHECK(g_handler->read(&g_a, &cmd, iov, 1, sizeof(r), 4096 * 100) == TCMU_STS_OK);
+		CHECK(memcmp(r, big, sizeof(r)) == 0);
+	}
+	CHECK(g_handler->flush(&g_a, &cmd) == TCMU_STS_OK);
+	/* UNMAP: reads back zeros */
+	CHECK(g_handler->unmap(&g_a, &cmd, 4096 * 100, 4096) == TCMU_STS_OK);
+	iov[0].iov_base = r;
+	iov[0].iov_len = 4096 > sizeof(r) ? sizeof(r) : 4096;
+	CHECK(g_handler->read(&g_a, &cmd, iov, 1, iov[0].iov_len, 4096 * 100) == TCMU_STS_OK);
+	for (i = 0; i < iov[0].iov_len && r[i] == 0; i++) {
+	}
+	CHECK(i == iov[0].iov_len);
+}
+
+static void
+test_not_handled(void)
+{
+	uint8_t cdb[16] = { 0 }, buf[256];
+
+	cdb[0] = 0x12;   /* standard INQUIRY: the core's */
+	cdb[4] = 96;
+	CHECK(run_cmd(&g_a, cdb, buf, 96, NULL) == TCMU_STS_NOT_HANDLED);
+	cdb[1] = 1;      /* VPD 0x83: the core's */
+	cdb[2] = 0x83;
+	CHECK(run_cmd(&g_a, cdb, buf, 96, NULL) == TCMU_STS_NOT_HANDLED);
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x88;   /* READ(16) */
+	cdb[13] = 1;
+	CHECK(run_cmd(&g_a, cdb, buf, 512 > sizeof(buf) ? sizeof(buf) : 512, NULL) ==
+	      TCMU_STS_NOT_HANDLED);
+	/* xcopy=core: 83h/84h/VPD go to the core too */
+	xcm_cdb_xcopy(cdb, 0);
+	CHECK(run_cmd(&g_c, cdb, buf, 0, NULL) == TCMU_STS_NOT_HANDLED);
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_OP_PARAMS, 0, 128);
+	CHECK(run_cmd(&g_c, cdb, buf, 128, NULL) == TCMU_STS_NOT_HANDLED);
+}
+
+static void
+test_vpd(void)
+{
+	static const uint8_t want00[] = { 0x00, 0x00, 0x00, 0x07, 0x00, 0x80, 0x83, 0x8F,
+					  0xB0, 0xB1, 0xB2 };
+	uint8_t cdb[6] = { 0x12, 0x01, 0x00, 0x00, 0xFF, 0x00 }, buf[255];
+	struct xcm_tpc_info ti;
+	size_t i;
+
+	memset(buf, 0xCC, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
+	CHECK(memcmp(buf, want00, sizeof(want00)) == 0);
+	for (i = sizeof(want00); i < sizeof(buf) && buf[i] == 0; i++) {
+	}
+	CHECK(i == sizeof(buf));   /* rest of the buffer zeroed, no stale bytes */
+	/* allocation length 6: truncated, the rest zero */
+	cdb[4] = 6;
+	memset(buf, 0xCC, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, 6, NULL) == TCMU_STS_OK);
+	CHECK(memcmp(buf, want00, 6) == 0 && buf[6] == 0xCC);
+	/* VPD 8Fh decodes and reports the engine's limits */
+	cdb[2] = 0x8F;
+	cdb[4] = 0xFF;
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
+	CHECK(buf[1] == 0x8F);
+	memset(&ti, 0, sizeof(ti));
+	CHECK(xcm_vpd_tpc_decode(xcm_span_make(buf, 4 + xcm_get_be16(buf + 2)), &ti) == 0);
+	CHECK(ti.has_param_data && ti.max_cscd == xcm_limits_default.max_cscd &&
+	      ti.max_seg == xcm_limits_default.max_seg);
+	CHECK(ti.has_supported_cmds && ti.xcopy_lid1 && ti.rcr_op_params);
+}
+
+static void
+test_xcopy_self(void)
+{
+	uint8_t sense[96];
+
+	/* NAA derivation pinned by a hand-computed vector */
+	{
+		static const uint8_t want[16] = { 0x60, 0x01, 0x40, 0x50, 0x12, 0x34, 0x56, 0x78,
+						  0x9a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78 };
+		uint8_t got[16];
+		naa_of(SER_A, got);
+		CHECK(memcmp(got, want, 16) == 0);
+	}
+	fill_pattern("a.img", 0, 64 * BS, 0x11);
+	list_one(SER_A, SER_A, 16, 0, 1000, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "a.img", 1000 * BS, 16 * BS));
+	CHECK(stat_of("lu_a", "commands_ok") == 1);
+	CHECK(stat_of("lu_a", "bytes") == 16 * BS);
+
+	/* overlapping, dst > src, same LU: memmove semantics */
+	snapshot("a.img", "a.orig");
+	list_one(SER_A, SER_A, 32, 0, 8, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 8 * BS, "a.orig", 0, 32 * BS));
+	/* overlapping, dst < src */
+	snapshot("a.img", "a.orig");
+	list_one(SER_A, SER_A, 32, 8, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "a.orig", 8 * BS, 32 * BS));
+	/* overlap can only be done by read/write (never cfr/clone) */
+	CHECK(stat_of("lu_a", "rw_bytes") >= 64 * BS);
+
+	/* PARAMETER LIST LENGTH 0: GOOD, nothing moves */
+	{
+		uint8_t cdb[16];
+		xcm_cdb_xcopy(cdb, 0);
+		CHECK(run_cmd(&g_a, cdb, sense, 0, sense) == TCMU_STS_OK);
+	}
+}
+
+static void
+test_xcopy_errors(void)
+{
+	uint8_t sense[96], cdb[16];
+
+	/* data-out shorter than the CDB's PARAMETER LIST LENGTH: 1A/00 */
+	list_one(SER_A, SER_A, 1, 0, 10, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, -5, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_PARAM_LIST_LEN));
+	/* CDB length one short of the list (libiscsi ParamHdr): 1A/00 */
+	CHECK(send_xcopy(&g_a, -1, -1, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_PARAM_LIST_LEN));
+	/* LID4 service action: INVALID FIELD IN CDB */
+	xcm_cdb_xcopy(cdb, 0);
+	cdb[1] = XCM_SA_XCOPY_LID4;
+	CHECK(run_cmd(&g_a, cdb, sense, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB));
+	CHECK(sense[0] == 0x70);   /* fixed format */
+	CHECK((sense[15] & 0xC0) == 0xC0);   /* SKSV, C/D = 1 (field in the CDB) */
+	/* unknown designator: COPY ABORTED, nothing written */
+	snapshot("a.img", "a.orig");
+	list_one("99999999-0000", "99999999-0000", 4, 0, 500, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense[2] == XCM_SK_COPY_ABORTED);
+	/* destination beyond the LU: COPY ABORTED (libiscsi ValidSegDescr) */
+	list_one(SER_A, SER_A, 2048, 0, NLBAS - 1, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK((sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	CHECK(same_bytes("a.img", 0, "a.orig", 0, (uint64_t)NLBAS * BS));
+	CHECK(stat_of("lu_a", "errors") >= 4);
+}
+
+/* configfs layouts for the access rule */
+static void
+cfs_reset(void)
+{
+	CHECK(system("true") == 0);
+	{
+		char cmd[600];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s/cfs/loopback %s/cfs/iscsi", g_tmp, g_tmp);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+static void
+cfs_lun(const char *tpg, int lun, const char *so)
+{
+	char rel[300], tgt[300];
+
+	snprintf(rel, sizeof(rel), "%s/lun/lun_%d", tpg, lun);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "%s/lun/lun_%d/%s", tpg, lun, strrchr(so, '/') + 1);
+	snprintf(tgt, sizeof(tgt), "cfs/core/%s", so);
+	link_to(rel, tgt);
+}
+
+static void
+cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun)
+{
+	char rel[400], tgt[300];
+
+	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d", tpg, iqn, mapped);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d/3fa2b1c0d9", tpg, iqn, mapped);
+	snprintf(tgt, sizeof(tgt), "%s/lun/lun_%d", tpg, lun);
+	link_to(rel, tgt);
+}
+
+static void
+cfs_demo(const char *tpg, bool demo)
+{
+	char rel[300];
+
+	snprintf(rel, sizeof(rel), "%s/attrib", tpg);
+	mkdirs(rel);
+	snprintf(rel, sizeof(rel), "%s/attrib/generate_node_acls", tpg);
+	put_file(rel, demo ? "1\n" : "0\n");
+}
+
+#define LOOP "cfs/loopback/naa.5001405aaaaaaaaa/tpgt_1"
+#define ISCSI "cfs/iscsi/iqn.2003-01.org.test:t1/tpgt_1"
+#define INIT1 "iqn.1994-05.com.example:init1"
+#define INIT2 "iqn.1994-05.com.example:init2"
+
+/* copy 8 blocks A:200 -> B:300; expect allowed (data moved) or 0D/02 (nothing moved) */
+static void
+expect_cross(bool allowed, const char *what)
+{
+	uint8_t sense[96];
+	int sts;
+
+	fill_pattern("a.img", 200 * BS, 8 * BS, (uint8_t)(rand() & 0xFF));
+	fill_pattern("b.img", 300 * BS, 8 * BS, 0x00);
+	snapshot("b.img", "b.orig");
+	list_one(SER_A, SER_B, 8, 200, 300, XCM_LIST_ID_NONE, 0);
+	sts = send_xcopy(&g_a, 0, 0, sense);
+	if (allowed) {
+		CHECK(sts == TCMU_STS_OK);
+		CHECK(same_bytes("b.img", 300 * BS, "a.img", 200 * BS, 8 * BS));
+	} else {
+		CHECK(sts == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_COPY_TARGET_NOT_REACHABLE));
+		CHECK(same_bytes("b.img", 0, "b.orig", 0, (uint64_t)NLBAS * BS));
+	}
+	if ((allowed && sts != TCMU_STS_OK) || (!allowed && sts == TCMU_STS_OK)) {
+		fprintf(stderr, "  access case: %s\n", what);
+	}
+}
+
+static void
+test_access_rule(void)
+{
+	uint64_t denied0;
+
+	/* A exported nowhere: no initiator can be judged, refuse */
+	cfs_reset();
+	expect_cross(false, "A not exported");
+	/* tcm_loop (no generate_node_acls attribute = demo) exporting A and B */
+	cfs_lun(LOOP, 0, "user_1/lu_a");
+	cfs_lun(LOOP, 1, "user_2/lu_b");
+	expect_cross(true, "loopback exports both");
+	/* ... plus an iSCSI demo-mode TPG exporting only A: refuse */
+	cfs_lun(ISCSI, 0, "user_1/lu_a");
+	cfs_demo(ISCSI, true);
+	denied0 = stat_of("lu_a", "denied");
+	expect_cross(false, "iscsi demo exports A only");
+	CHECK(stat_of("lu_a", "denied") == denied0 + 1);
+	/* iSCSI with ACLs: init1 maps A only -> refuse */
+	cfs_demo(ISCSI, false);
+	cfs_acl_map(ISCSI, INIT1, 0, 0);
+	expect_cross(false, "acl maps A only");
+	/* B exported in the TPG and mapped for init1 -> allow */
+	cfs_lun(ISCSI, 1, "user_2/lu_b");
+	cfs_acl_map(ISCSI, INIT1, 1, 1);
+	expect_cross(true, "acl maps A and B");
+	/* init2 maps A only -> refuse (every initiator must reach B) */
+	cfs_acl_map(ISCSI, INIT2, 0, 0);
+	expect_cross(false, "second acl maps A only");
+	/* demo mode with both exported, but init2's explicit ACL lacks B: still refuse */
+	cfs_demo(ISCSI, true);
+	expect_cross(false, "demo mode, explicit acl lacks B");
+	cfs_acl_map(ISCSI, INIT2, 1, 1);
+	expect_cross(true, "demo mode, every acl maps both");
+	/* a mapping removed at run time is honoured at once */
+	unlink_rel(ISCSI "/lun/lun_1/lu_b");
+	expect_cross(false, "B unlinked from the TPG");
+	cfs_reset();
+	cfs_lun(LOOP, 0, "user_1/lu_a");
+	cfs_lun(LOOP, 1, "user_2/lu_b");
+}
+
+static void
+test_rcr(void)
+{
+	uint8_t cdb[16], buf[1024], sense[96];
+	struct xcm_copy_status cs;
+	struct xcm_op_params op;
+
+	/* OPERATING PARAMETERS report the engine's limits */
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_OP_PARAMS, 0, sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), sense) == TCMU_STS_OK);
+	CHECK(xcm_rcr_decode_op_params(xcm_span_make(buf, sizeof(buf)), &op) == 0);
+	CHECK(op.max_cscd == xcm_limits_default.max_cscd && op.max_seg == xcm_limits_default.max_seg);
+	CHECK(op.max_desc_list_len == xcm_limits_default.max_desc_list_len);
+	CHECK(op.snlid == xcm_limits_default.snlid);
+	/* COPY STATUS of an unknown list id: ILLEGAL REQUEST 24/00 */
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_COPY_STATUS, 5, 12);
+	CHECK(run_cmd(&g_a, cdb, buf, 12, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB));
+	/* a held copy (usage 00b, id 5) then COPY STATUS: GOOD, 1 segment, bytes */
+	list_one(SER_A, SER_B, 4, 10, 20, XCM_LIST_ID_HOLD, 5);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_COPY_STATUS, 5, 12);
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, 12, sense) == TCMU_STS_OK);
+	CHECK(xcm_rcr_decode_copy_status(xcm_span_make(buf, 12), &cs) == 0);
+	CHECK(cs.cm_status == XCM_CM_STATUS_GOOD && cs.segs_processed == 1);
+	CHECK(cs.units == XCM_TC_UNITS_BYTES && cs.transfer_count == 4 * BS);
+	/* list ids are per LU: B does not know id 5 */
+	CHECK(run_cmd(&g_b, cdb, buf, 12, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	/* a failed held copy (id 7) then FAILED SEGMENT DETAILS carries its sense */
+	list_one(SER_A, SER_A, 2048, 0, NLBAS - 1, XCM_LIST_ID_HOLD, 7);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_FAILED_SEGMENT, 7, sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
+	CHECK(xcm_get_be32(buf) >= 56 + 8);
+	CHECK(buf[56] == XCM_SAM_CHECK_CONDITION);
+	CHECK(xcm_get_be16(buf + 58) >= 8 && (buf[60 + 2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	CHECK(stat_of("lu_a", "rcr") >= 3);
+}
+
+static void
+test_paths(void)
+{
+	uint8_t sense[96];
+	uint64_t rw0, cfr0;
+
+	/* A -> B with A's policy (auto): clone or copy_file_range */
+	cfr0 = stat_of("lu_a", "cfr_bytes");
+	rw0 = stat_of("lu_a", "rw_bytes");
+	fill_pattern("a.img", 2048 * BS, 1024 * BS, 0x42);
+	list_one(SER_A, SER_B, 1024, 2048, 4096, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("b.img", 4096 * BS, "a.img", 2048 * BS, 1024 * BS));
+	/* clone (if the fs reflinks), else copy_file_range, never the bounce buffer */
+	CHECK(stat_of("lu_a", "clone_bytes") + stat_of("lu_a", "cfr_bytes") - cfr0 >= 1024 * BS);
+	CHECK(stat_of("lu_a", "rw_bytes") == rw0);
+	/* B opened with clone=never&cfr=never: the read/write loop */
+	rw0 = stat_of("lu_b", "rw_bytes");
+	fill_pattern("b.img", 0, 256 * BS, 0x77);
+	list_one(SER_B, SER_A, 256, 0, 7000, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 7000 * BS, "b.img", 0, 256 * BS));
+	CHECK(stat_of("lu_b", "rw_bytes") == rw0 + 256 * BS);
+	CHECK(stat_of("lu_b", "cfr_bytes") == 0 && stat_of("lu_b", "clone_bytes") == 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	int (*init)(void);
+	char env[300];
+	void *h;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s PATH/handler_xcopy.so [-v]\n", argv[0]);
+		return 2;
+	}
+	g_verbose = argc > 2 && strcmp(argv[2], "-v") == 0;
+	snprintf(g_tmp, sizeof(g_tmp), "%s/xcopy-plugin.XXXXXX",
+		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(g_tmp) == NULL) {
+		perror("mkdtemp");
+		return 2;
+	}
+	snprintf(env, sizeof(env), "%s/cfs", g_tmp);
+	setenv("XCOPY_CONFIGFS_ROOT", env, 1);
+	snprintf(env, sizeof(env), "%s/sys", g_tmp);
+	setenv("XCOPY_SYSFS_ROOT", env, 1);
+	snprintf(env, sizeof(env), "%s/stats", g_tmp);
+	setenv("XCOPY_STATS_DIR", env, 1);
+
+	/* as tcmu-runner: dlopen RTLD_NOW|RTLD_LOCAL, dlsym handler_init, call it */
+	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		fprintf(stderr, "dlopen: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&init = dlsym(h, "handler_init");
+	CHECK(init != NULL);
+	CHECK(dlsym(h, "xt_execute") == NULL && dlsym(h, "xcm_list_parse") == NULL);
+	if (init == NULL || init() != 0) {
+		fprintf(stderr, "handler_init failed\n");
+		return 1;
+	}
+	test_registration();
+	make_backing("a.img", (uint64_t)NLBAS * BS);
+	make_backing("b.img", (uint64_t)NLBAS * BS + 4096);   /* larger than the LU: fine */
+	make_backing("c.img", (uint64_t)NLBAS * BS);
+	test_check_config();
+	test_open_errors();
+	g_list = calloc(1, sizeof(*g_list));
+	dev_setup(&g_a, 0, 1, "lu_a", "a.img", "", SER_A);
+	dev_setup(&g_b, 1, 2, "lu_b", "b.img", "?clone=never&cfr=never", SER_B);
+	dev_setup(&g_c, 2, 3, "lu_c", "c.img", "?xcopy=core", SER_C);
+	CHECK(g_handler->open(&g_a, false) == 0);
+	CHECK(g_handler->open(&g_b, false) == 0);
+	CHECK(g_handler->open(&g_c, false) == 0);
+	CHECK(stat_of("lu_a", "commands") == 0);   /* stats file exists from open */
+
+	test_io_callouts();
+	test_not_handled();
+	test_vpd();
+	test_xcopy_self();
+	test_xcopy_errors();
+	test_access_rule();
+	test_rcr();
+	test_paths();
+
+	g_handler->close(&g_c);
+	g_handler->close(&g_b);
+	g_handler->close(&g_a);
+	/* after close, B is gone from the registry: A's copy to B is unreachable */
+	CHECK(g_handler->open(&g_a, false) == 0);
+	{
+		uint8_t sense[96];
+		list_one(SER_A, SER_B, 1, 0, 0, XCM_LIST_ID_NONE, 0);
+		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(sense[2] == XCM_SK_COPY_ABORTED);
+	}
+	g_handler->close(&g_a);
+	if (g_handler->destroy != NULL) {
+		g_handler->destroy();
+	}
+	free(g_list);
+	dlclose(h);
+	{
+		char cmd[400];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", g_tmp);
+		if (g_fail == 0 && system(cmd) != 0) {
+			fprintf(stderr, "cannot remove %s\n", g_tmp);
+		}
+	}
+	printf("plugin tests (%s): %d checks passed, %d failed\n", argv[1], g_pass, g_fail);
+	return g_fail == 0 ? 0 : 1;
+}
