@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The offload loop shared by files and devices: plan the pairs, encode each
+ * command's parameter list with the engine codec, send EXTENDED COPY to the
+ * destination LU (or the source LU when the destination cannot reach the
+ * source), decide from the sense, and hand every range the copy manager did
+ * not do to the caller's fallback. Commands are sequential.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <fcntl.h>
+
+#include "xcopy_internal.h"
+
+enum {
+	XCOPY_TIMEOUT_S = 600,
+	MAX_RETRIES = 3,
+};
+
+enum xcopy_fallback_reason
+xch_offload_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst)
+{
+	if (src->disabled) {
+		return src->disabled_why;
+	}
+	if (dst->disabled) {
+		return dst->disabled_why;
+	}
+	if (src->caps.block_size != dst->caps.block_size) {
+		return XCOPY_FB_BLOCK_SIZE;
+	}
+	if (!xch_same_lu(src, dst) && (src->caps.max_cscd < 2 || dst->caps.max_cscd < 2)) {
+		return XCOPY_FB_INVALID_PARAM;
+	}
+	return XCOPY_FB_NONE;
+}
+
+struct run {
+	struct xcopy_dev *src;
+	struct xcopy_dev *dst;
+	const struct xch_pair *pairs;
+	struct xch_plan plan;
+	bool same_lu;
+	bool src_side_failed;  /* the source LU also refused this pair of LUs */
+	bool dst_side_failed;
+	enum xcopy_fallback_reason pair_why; /* why both sides refused */
+	unsigned flags;
+	struct xcopy_stats *st;
+	xch_fallback_fn fb;
+	void *fbarg;
+	struct xcm_list *list;
+	uint8_t *plist;
+	size_t plist_cap;
+	uint64_t done_bytes;
+	uint64_t total_bytes;
+};
+
+/* Build and send one command carrying segments [first, first + nseg) to dev. */
+static int
+send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
+	 struct xch_verdict *v)
+{
+	struct xcm_list *l = r->list;
+	uint32_t bs = r->src->caps.block_size;
+	uint8_t cdb[XCM_CDB16_LEN];
+	struct xcm_wbuf w;
+	struct xch_cmd c;
+	size_t plen;
+	uint32_t i;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	/*
+	 * SPC-4 6.4.3.2: with SNLID the copy manager accepts LIST ID USAGE 11b,
+	 * which keeps no state at all; otherwise 10b with an id nobody else of
+	 * ours uses at the same time.
+	 */
+	if (dev->caps.snlid) {
+		l->list_id_usage = XCM_LIST_ID_NONE;
+		l->list_id = 0;
+	} else {
+		l->list_id_usage = XCM_LIST_ID_DISCARD;
+		l->list_id = dev->next_list_id++;
+	}
+	l->ncscd = r->same_lu ? 1 : 2;
+	rc = xcm_cscd_from_designator(&l->cscd[0], r->src->caps.desig, r->src->caps.desig_len, bs);
+	if (rc == 0 && !r->same_lu) {
+		rc = xcm_cscd_from_designator(&l->cscd[1], r->dst->caps.desig,
+					      r->dst->caps.desig_len, bs);
+	}
+	if (rc != 0) {
+		v->act = XCH_ACT_DISABLE;
+		v->reason = XCOPY_FB_NO_DESIGNATOR;
+		v->segs_done = 0;
+		return 0;
+	}
+	l->nseg = nseg;
+	for (i = 0; i < nseg; i++) {
+		const struct xch_seg *sg = &r->plan.seg[first + i];
+		const struct xch_pair *p = &r->pairs[sg->pair];
+		struct xcm_segment *s = &l->seg[i];
+
+		s->type = XCM_SEG_B2B;
+		s->src = &l->cscd[0];
+		s->dst = &l->cscd[r->same_lu ? 0 : 1];
+		s->count = sg->nblocks;
+		s->src_lba = p->src_lba + sg->skip;
+		s->dst_lba = p->dst_lba + sg->skip;
+	}
+	w = xcm_wbuf_make(r->plist, r->plist_cap);
+	plen = xcm_list_encode(l, &w);
+	if (plen > r->plist_cap) {
+		return -EOVERFLOW;
+	}
+	xcm_cdb_xcopy(cdb, (uint32_t)plen);
+	memset(&c, 0, sizeof(c));
+	c.cdb = cdb;
+	c.cdb_len = sizeof(cdb);
+	c.dir = XCH_DIR_OUT;
+	c.buf = r->plist;
+	c.len = plen;
+	c.timeout_s = XCOPY_TIMEOUT_S;
+	rc = xch_dev_exec(dev, &c, r->st);
+	if (r->st != NULL) {
+		r->st->xcopy_cmds++;
+		r->st->segments += nseg;
+	}
+	xch_decide(rc, &c, nseg, v);
+	if (v->act != XCH_ACT_DONE) {
+		if (r->st != NULL) {
+			r->st->xcopy_failed++;
+		}
+		XCH_DBG("%s: EXTENDED COPY (%u segments) -> %s (exec %d, status 0x%02x)",
+			dev->name, nseg, xcopy_fallback_reason_name(v->reason), rc, c.status);
+	}
+	return 0;
+}
+
+static int
+fallback_segs(struct run *r, uint32_t first, uint32_t nseg, enum xcopy_fallback_reason why)
+{
+	uint32_t i;
+	int rc;
+
+	if (r->flags & XCOPY_REQUIRE_OFFLOAD) {
+		return xch_required_errno(why);
+	}
+	for (i = 0; i < nseg; i++) {
+		const struct xch_seg *sg = &r->plan.seg[first + i];
+		uint64_t bytes = (uint64_t)sg->nblocks * r->src->caps.block_size;
+
+		rc = r->fb(r->fbarg, &r->pairs[sg->pair], sg->skip, sg->nblocks, why);
+		if (rc != 0) {
+			return rc;
+		}
+		xch_stats_fallback(r->st, why, bytes);
+		r->done_bytes += bytes;
+	}
+	return 0;
+}
+
+static void
+count_done(struct run *r, uint32_t first, uint32_t nseg)
+{
+	uint32_t i;
+
+	for (i = 0; i < nseg; i++) {
+		uint64_t b = (uint64_t)r->plan.seg[first + i].nblocks * r->src->caps.block_size;
+
+		r->done_bytes += b;
+		if (r->st != NULL) {
+			r->st->bytes_offloaded += b;
+		}
+	}
+}
+
+/* Run segments [first, first + nseg) as one command, then whatever is left. */
+static int
+run_cmd(struct run *r, uint32_t first, uint32_t nseg)
+{
+	struct xcopy_dev *dev = r->dst_side_failed ? r->src : r->dst;
+	struct xch_verdict v;
+	int retries = 0, rc;
+
+	while (nseg > 0) {
+		if (dev->disabled || (r->src_side_failed && r->dst_side_failed)) {
+			enum xcopy_fallback_reason why =
+				dev->disabled ? dev->disabled_why : r->pair_why;
+			return fallback_segs(r, first, nseg, why);
+		}
+		rc = send_cmd(r, dev, first, nseg, &v);
+		if (rc != 0) {
+			return rc;
+		}
+		if (v.segs_done > nseg) {
+			v.segs_done = nseg;
+		}
+		count_done(r, first, v.act == XCH_ACT_DONE ? nseg : v.segs_done);
+		if (v.act == XCH_ACT_DONE) {
+			return 0;
+		}
+		first += v.segs_done;
+		nseg -= v.segs_done;
+		switch (v.act) {
+		case XCH_ACT_RETRY:
+		case XCH_ACT_NEW_LIST_ID:
+			if (++retries <= MAX_RETRIES) {
+				continue;
+			}
+			return fallback_segs(r, first, nseg, v.reason);
+		case XCH_ACT_SHRINK:
+			if (nseg > 1) {
+				uint32_t i;
+
+				/* the limits we were told are too large: one segment per command */
+				dev->caps.max_seg = 1;
+				for (i = 0; i < nseg; i++) {
+					rc = run_cmd(r, first + i, 1);
+					if (rc != 0) {
+						return rc;
+					}
+				}
+				return 0;
+			}
+			return fallback_segs(r, first, nseg, v.reason);
+		case XCH_ACT_OTHER_SIDE:
+			if (r->same_lu) {
+				return fallback_segs(r, first, nseg, v.reason);
+			}
+			/* push refused: try pull (the command on the source LU) once */
+			if (dev == r->dst) {
+				r->dst_side_failed = true;
+			} else {
+				r->src_side_failed = true;
+			}
+			if (!(r->src_side_failed && r->dst_side_failed)) {
+				dev = r->src_side_failed ? r->dst : r->src;
+				continue;
+			}
+			/*
+			 * Neither LU reaches the other: the rest of this call falls
+			 * back for this pair of LUs (other pairs, other calls retry).
+			 */
+			r->pair_why = v.reason;
+			return fallback_segs(r, first, nseg, v.reason);
+		case XCH_ACT_DISABLE:
+			dev->disabled = true;
+			dev->disabled_why = v.reason;
+			dev->caps.offload = false;
+			XCH_INFO("%s: offload disabled: %s", dev->name,
+				 xcopy_fallback_reason_name(v.reason));
+			return fallback_segs(r, first, nseg, v.reason);
+		default:
+			return fallback_segs(r, first, nseg, v.reason);
+		}
+	}
+	return 0;
+}
+
+int
+xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+	       size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg)
+{
+	struct xch_plan_limits lim;
+	struct run r;
+	enum xcopy_fallback_reason why;
+	size_t i;
+	int rc = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.src = src;
+	r.dst = dst;
+	r.pairs = pairs;
+	r.flags = flags;
+	r.st = st;
+	r.fb = fb;
+	r.fbarg = fbarg;
+	r.same_lu = xch_same_lu(src, dst);
+	for (i = 0; i < n; i++) {
+		r.total_bytes += pairs[i].nblocks * src->caps.block_size;
+	}
+	why = (flags & XCOPY_NO_OFFLOAD) ? XCOPY_FB_REQUESTED : xch_offload_blocker(src, dst);
+	xch_plan_limits_get(src, dst, r.same_lu ? 1 : 2, &lim);
+	if (why == XCOPY_FB_NONE) {
+		rc = xch_plan_build(pairs, n, &lim, &r.plan);
+		if (rc == -EINVAL) {
+			why = XCOPY_FB_INVALID_PARAM;
+		} else if (rc != 0) {
+			return rc;
+		}
+	}
+	if (why != XCOPY_FB_NONE) {
+		/* nothing to offload: every pair goes the other way, in one piece */
+		if (flags & XCOPY_REQUIRE_OFFLOAD) {
+			return n == 0 ? 0 : xch_required_errno(why);
+		}
+		for (i = 0; i < n && rc == 0; i++) {
+			if (pairs[i].nblocks == 0) {
+				continue;
+			}
+			rc = fb(fbarg, &pairs[i], 0, pairs[i].nblocks, why);
+			if (rc == 0) {
+				xch_stats_fallback(st, why, pairs[i].nblocks * src->caps.block_size);
+			}
+		}
+		return rc;
+	}
+	r.list = calloc(1, sizeof(*r.list));
+	r.plist_cap = XCM_PLIST_HDR_LEN + 2 * XCM_CSCD_LEN + (size_t)XCM_MAX_SEG * XCM_SEG_B2B_LEN;
+	r.plist = malloc(r.plist_cap);
+	if (r.list == NULL || r.plist == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < r.plan.ncmd && rc == 0; i++) {
+		rc = run_cmd(&r, r.plan.cmd[i].first, r.plan.cmd[i].nseg);
+		xch_progress(r.done_bytes, r.total_bytes);
+	}
+out:
+	free(r.plist);
+	free(r.list);
+	xch_plan_free(&r.plan);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* xcopy_dev_copy                                                            */
+/* ------------------------------------------------------------------------ */
+
+struct dev_fb {
+	struct xcopy_dev *src;
+	struct xcopy_dev *dst;
+	struct xcopy_stats *st;
+	uint8_t *buf;
+	uint32_t chunk;        /* blocks per READ/WRITE pair */
+};
+
+static int
+dev_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
+	     enum xcopy_fallback_reason why)
+{
+	struct dev_fb *f = arg;
+	uint64_t done = 0;
+	int rc;
+
+	while (done < nblocks) {
+		uint32_t n = nblocks - done < f->chunk ? (uint32_t)(nblocks - done) : f->chunk;
+
+		rc = xch_dev_read(f->src, p->src_lba + skip + done, n, f->buf, f->st);
+		if (rc == 0) {
+			rc = xch_dev_write(f->dst, p->dst_lba + skip + done, n, f->buf, f->st);
+		}
+		if (rc != 0) {
+			return rc;
+		}
+		if (f->st != NULL) {
+			f->st->bytes_fallback += (uint64_t)n * f->src->caps.block_size;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+int
+xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+	       uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
+{
+	struct xch_pair p;
+	struct dev_fb f;
+	uint64_t bs;
+	int rc;
+
+	if (src == NULL || dst == NULL ||
+	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
+	    (flags & XCOPY_REQUIRE_OFFLOAD && flags & XCOPY_NO_OFFLOAD)) {
+		return -EINVAL;
+	}
+	if (nblocks == 0) {
+		return 0;
+	}
+	if (src->caps.block_size != dst->caps.block_size) {
+		return -EINVAL;
+	}
+	/* LBA range checks in the subtraction form: no overflow */
+	if (src_lba >= src->caps.part_blocks || nblocks > src->caps.part_blocks - src_lba ||
+	    dst_lba >= dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
+		return -EINVAL;
+	}
+	p.src_lba = src->caps.part_start + src_lba;
+	p.dst_lba = dst->caps.part_start + dst_lba;
+	p.nblocks = nblocks;
+	p.src_off = 0;
+	p.dst_off = 0;
+	/* copy_file_range(2) refuses overlapping ranges of one file; so do we */
+	if (xch_same_lu(src, dst) && p.src_lba < p.dst_lba + nblocks &&
+	    p.dst_lba < p.src_lba + nblocks) {
+		return -EINVAL;
+	}
+	bs = src->caps.block_size;
+	f.src = src;
+	f.dst = dst;
+	f.st = st;
+	f.chunk = (uint32_t)((4u << 20) / bs);
+	if (f.chunk == 0) {
+		f.chunk = 1;
+	}
+	f.buf = malloc((size_t)f.chunk * bs);
+	if (f.buf == NULL) {
+		return -ENOMEM;
+	}
+	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, dev_fallback, &f);
+	free(f.buf);
+	/* the block device's page cache no longer matches the medium */
+	if (dst->cache_fd >= 0) {
+		(void)posix_fadvise(dst->cache_fd, (off_t)(p.dst_lba * bs), (off_t)(nblocks * bs),
+				    POSIX_FADV_DONTNEED);
+	}
+	return rc;
+}

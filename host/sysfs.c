@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * sysfs: from a block device number to its whole disk, the partition window
+ * and whether a SCSI device is behind it. /sys/dev/block/MAJ:MIN links to
+ * the device's directory; a partition's directory has a "partition" file and
+ * sits inside its disk's directory ("start" and "size" in 512-byte sectors).
+ * The root is a parameter so the unit tests can build a fake tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "xcopy_internal.h"
+
+static int
+read_line(const char *dir, const char *name, char *buf, size_t cap)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int rc = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		return -ENAMETOOLONG;
+	}
+	f = fopen(path, "re");
+	if (f == NULL) {
+		return -errno;
+	}
+	if (fgets(buf, (int)cap, f) == NULL) {
+		rc = -EIO;
+	} else {
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+	fclose(f);
+	return rc;
+}
+
+static int
+read_u64(const char *dir, const char *name, uint64_t *v)
+{
+	char buf[64], *end;
+	int rc = read_line(dir, name, buf, sizeof(buf));
+
+	if (rc != 0) {
+		return rc;
+	}
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno != 0 || end == buf) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		return false;
+	}
+	return stat(path, &st) == 0;
+}
+
+int
+xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xch_blk *out)
+{
+	char link[PATH_MAX], dir[PATH_MAX], devbuf[32];
+	char *slash;
+	const char *name;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((size_t)snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysroot, major, minor) >=
+	    sizeof(link)) {
+		return -ENAMETOOLONG;
+	}
+	if (realpath(link, dir) == NULL) {
+		return -errno;
+	}
+	if (exists(dir, "partition")) {
+		rc = read_u64(dir, "start", &out->start);
+		if (rc != 0) {
+			return rc;
+		}
+		rc = read_u64(dir, "size", &out->size);
+		if (rc != 0) {
+			return rc;
+		}
+		/* the disk is the parent directory */
+		slash = strrchr(dir, '/');
+		if (slash == NULL || slash == dir) {
+			return -ENODEV;
+		}
+		*slash = '\0';
+	} else {
+		rc = read_u64(dir, "size", &out->size);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	slash = strrchr(dir, '/');
+	name = slash != NULL ? slash + 1 : dir;
+	if (strlen(name) >= sizeof(out->disk) || name[0] == '\0') {
+		return -ENAMETOOLONG;
+	}
+	strcpy(out->disk, name);
+	rc = read_line(dir, "dev", devbuf, sizeof(devbuf));
+	if (rc != 0) {
+		return rc;
+	}
+	if (sscanf(devbuf, "%u:%u", &out->disk_major, &out->disk_minor) != 2) {
+		return -EINVAL;
+	}
+	/* a SCSI disk's "device" is a scsi_device (dm, loop, nvme have none) */
+	out->is_scsi = exists(dir, "device/scsi_device") || exists(dir, "device/scsi_disk");
+	return 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SG_IO transport through libsgutils2's pass-through objects, for /dev/sdX
+ * and /dev/sgN. One pass-through object per handle, cleared per command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <scsi/sg_lib.h>
+#include <scsi/sg_pt.h>
+
+#include "xcopy_internal.h"
+
+struct sg_ctx {
+	int fd;
+	struct sg_pt_base *pt;
+};
+
+static int
+sg_exec(void *vctx, struct xch_cmd *c)
+{
+	struct sg_ctx *ctx = vctx;
+	int rc, cat;
+
+	if (c->len > INT32_MAX) {
+		return -EINVAL;
+	}
+	clear_scsi_pt_obj(ctx->pt);
+	set_scsi_pt_cdb(ctx->pt, c->cdb, c->cdb_len);
+	set_scsi_pt_sense(ctx->pt, c->sense, sizeof(c->sense));
+	if (c->dir == XCH_DIR_IN) {
+		set_scsi_pt_data_in(ctx->pt, c->buf, (int)c->len);
+	} else if (c->dir == XCH_DIR_OUT) {
+		set_scsi_pt_data_out(ctx->pt, c->buf, (int)c->len);
+	}
+	rc = do_scsi_pt(ctx->pt, ctx->fd, c->timeout_s ? (int)c->timeout_s : 60, 0);
+	if (rc < 0) {
+		/* -EPERM: the kernel's SG_IO filter refused the opcode (83h/84h) */
+		return rc;
+	}
+	if (rc == SCSI_PT_DO_TIMEOUT) {
+		return -ETIMEDOUT;
+	}
+	if (rc != 0) {
+		return -EIO;
+	}
+	cat = get_scsi_pt_result_category(ctx->pt);
+	if (cat == SCSI_PT_RESULT_OS_ERR) {
+		int e = get_scsi_pt_os_err(ctx->pt);
+		return e > 0 ? -e : -EIO;
+	}
+	if (cat == SCSI_PT_RESULT_TRANSPORT_ERR) {
+		return -EIO;
+	}
+	c->status = (uint8_t)get_scsi_pt_status_response(ctx->pt);
+	rc = get_scsi_pt_sense_len(ctx->pt);
+	if (rc < 0) {
+		rc = 0;
+	}
+	if (rc > (int)sizeof(c->sense)) {
+		rc = (int)sizeof(c->sense);
+	}
+	c->sense_len = (uint8_t)rc;
+	rc = get_scsi_pt_resid(ctx->pt);
+	c->resid = rc > 0 ? (size_t)rc : 0;
+	return 0;
+}
+
+static void
+sg_close(void *vctx)
+{
+	struct sg_ctx *ctx = vctx;
+
+	if (ctx == NULL) {
+		return;
+	}
+	if (ctx->pt != NULL) {
+		destruct_scsi_pt_obj(ctx->pt);
+	}
+	if (ctx->fd >= 0) {
+		close(ctx->fd);
+	}
+	free(ctx);
+}
+
+static const struct xch_transport_ops g_sg_ops = {
+	.name = "sg",
+	.exec = sg_exec,
+	.close = sg_close,
+};
+
+int
+xch_sg_open(const char *path, const struct xch_transport_ops **ops, void **out)
+{
+	struct sg_ctx *ctx = calloc(1, sizeof(*ctx));
+
+	if (ctx == NULL) {
+		return -ENOMEM;
+	}
+	/* O_RDWR: data-out commands through SG_IO need a writable descriptor */
+	ctx->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (ctx->fd < 0) {
+		int e = -errno;
+		free(ctx);
+		return e;
+	}
+	ctx->pt = construct_scsi_pt_obj();
+	if (ctx->pt == NULL) {
+		sg_close(ctx);
+		return -ENOMEM;
+	}
+	*ops = &g_sg_ops;
+	*out = ctx;
+	return 0;
+}

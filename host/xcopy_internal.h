@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libxcopy internals: the transport seam, the device handle, the planner, the
+ * sense -> fallback decision and the FIEMAP mapping. Everything here is
+ * host-internal (xch_ prefix, hidden by the version script) and is what the
+ * unit tests drive directly.
+ */
+#ifndef XCOPY_INTERNAL_H
+#define XCOPY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "xcm/initiator.h"
+#include "xcm/xcm.h"
+#include "xcopy.h"
+
+/* ------------------------------------------------------------------------ */
+/* Transport: one CDB with data in or out, status, sense and residual.       */
+/* ------------------------------------------------------------------------ */
+
+enum xch_dir {
+	XCH_DIR_NONE = 0,
+	XCH_DIR_IN,            /* from the device */
+	XCH_DIR_OUT,           /* to the device */
+};
+
+struct xch_cmd {
+	/* in */
+	const uint8_t *cdb;
+	uint8_t cdb_len;
+	enum xch_dir dir;
+	void *buf;
+	size_t len;
+	unsigned timeout_s;
+	/* out (valid when exec returned 0) */
+	uint8_t status;        /* SCSI status */
+	uint8_t sense_len;
+	uint8_t sense[XCM_SENSE_MAX];
+	size_t resid;          /* bytes not transferred */
+};
+
+struct xch_transport_ops {
+	const char *name;
+	/*
+	 * 0 once the device returned a SCSI status (cmd->status, sense and
+	 * resid filled); -errno when no status came back (-EPERM: the kernel
+	 * refused the opcode, -ETIMEDOUT, -EIO, -ENOTCONN).
+	 */
+	int (*exec)(void *ctx, struct xch_cmd *cmd);
+	void (*close)(void *ctx);
+};
+
+/* SG_IO through libsgutils2 on an open /dev/sdX or /dev/sgN path. */
+int xch_sg_open(const char *path, const struct xch_transport_ops **ops, void **ctx);
+/* libiscsi session for iscsi://host[:port]/iqn/lun. */
+int xch_iscsi_open(const char *url, const struct xch_transport_ops **ops, void **ctx);
+
+/* ------------------------------------------------------------------------ */
+/* Device handle                                                              */
+/* ------------------------------------------------------------------------ */
+
+struct xcopy_dev {
+	const struct xch_transport_ops *ops;
+	void *tctx;
+	struct xcopy_caps caps;
+	char name[64];
+	bool disabled;                         /* sticky: offload never again */
+	enum xcopy_fallback_reason disabled_why;
+	uint8_t next_list_id;                  /* for LIST ID USAGE 10b */
+	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
+};
+
+/*
+ * Wrap an open transport into a handle and run discovery. Takes ownership of
+ * ctx (closed through ops->close on failure too). part_start / part_blocks:
+ * the window this handle addresses (0/0: the whole LU).
+ */
+int xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
+		   uint64_t part_start_512, uint64_t part_size_512, struct xcopy_dev **out);
+
+/* Send one command; counts it in stats->other_cmds unless it is 83h. */
+int xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st);
+
+/* Block read/write through the transport, chunked by the device's limits. */
+int xch_dev_read(struct xcopy_dev *d, uint64_t lba, uint32_t nblocks, void *buf,
+		 struct xcopy_stats *st);
+int xch_dev_write(struct xcopy_dev *d, uint64_t lba, uint32_t nblocks, const void *buf,
+		  struct xcopy_stats *st);
+
+/* Same LU: both handles carry the same chosen designator. */
+bool xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b);
+
+/*
+ * Pick the designation descriptor a CSCD should carry from page 0x83:
+ * LU association, binary code set, length <= 20, NAA 6 then NAA 5 then other
+ * NAA, then EUI-64, then T10. Returns the descriptor length (header + body)
+ * copied to out, 0 when none fits, -EINVAL when the page is malformed.
+ */
+int xch_pick_designator(struct xcm_span page, uint8_t *out, size_t cap);
+
+/* ------------------------------------------------------------------------ */
+/* Planner                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A run of blocks to copy: LBAs are whole-LU addresses. */
+struct xch_pair {
+	uint64_t src_lba;
+	uint64_t dst_lba;
+	uint64_t nblocks;
+	uint64_t src_off;      /* caller's coordinates for fallback (file offsets, bytes) */
+	uint64_t dst_off;
+};
+
+struct xch_seg {
+	uint32_t pair;         /* index into the pairs */
+	uint64_t skip;         /* blocks into the pair */
+	uint32_t nblocks;      /* <= 65535 */
+};
+
+struct xch_cmdplan {
+	uint32_t first;        /* first segment */
+	uint32_t nseg;
+};
+
+struct xch_plan {
+	struct xch_seg *seg;
+	size_t nseg;
+	struct xch_cmdplan *cmd;
+	size_t ncmd;
+};
+
+struct xch_plan_limits {
+	uint32_t ncscd;            /* CSCD descriptors every list carries (1 or 2) */
+	uint32_t max_seg;          /* segment descriptors per command */
+	uint32_t max_desc_list_len;
+	uint32_t max_seg_blocks;   /* min(65535, MAXIMUM SEGMENT LENGTH / block size) */
+};
+
+/* Effective limits for a copy between two handles (the smaller of each). */
+void xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, uint32_t ncscd,
+			 struct xch_plan_limits *out);
+/*
+ * Split pairs into segments (at max_seg_blocks) and pack them into commands
+ * (count and descriptor-list-length limits). 0, -EINVAL (limits leave no
+ * room for a segment), -ENOMEM. Free with xch_plan_free.
+ */
+int xch_plan_build(const struct xch_pair *pairs, size_t n, const struct xch_plan_limits *lim,
+		   struct xch_plan *out);
+void xch_plan_free(struct xch_plan *p);
+
+/* ------------------------------------------------------------------------ */
+/* Sense -> what to do                                                        */
+/* ------------------------------------------------------------------------ */
+
+enum xch_action {
+	XCH_ACT_DONE = 0,       /* GOOD */
+	XCH_ACT_RETRY,          /* transient (UNIT ATTENTION, BUSY...): resend */
+	XCH_ACT_NEW_LIST_ID,    /* OPERATION IN PROGRESS: resend with another id */
+	XCH_ACT_SHRINK,         /* too many descriptors: resend one segment per command */
+	XCH_ACT_OTHER_SIDE,     /* copy target not reachable from here: try the other LU */
+	XCH_ACT_FALLBACK,       /* this range only */
+	XCH_ACT_DISABLE,        /* definitive "not supported": no offload on this device */
+};
+
+struct xch_verdict {
+	enum xch_action act;
+	enum xcopy_fallback_reason reason;
+	uint32_t segs_done;     /* segments known complete (COPY ABORTED with CSI) */
+};
+
+/* Decide from the transport result of an EXTENDED COPY carrying nseg segments. */
+void xch_decide(int exec_rc, const struct xch_cmd *c, uint32_t nseg, struct xch_verdict *v);
+
+/* ------------------------------------------------------------------------ */
+/* Copy engine shared by files and devices                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Copy pair[i] blocks [skip, skip + nblocks) some other way. 0 or -errno. */
+typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t skip,
+			       uint64_t nblocks, enum xcopy_fallback_reason why);
+
+/*
+ * Offload pairs from src to dst (whole-LU LBAs), calling fb for every range
+ * the copy manager did not do. With XCOPY_REQUIRE_OFFLOAD returns
+ * -EOPNOTSUPP / -EXDEV instead of calling fb. 0 or -errno.
+ */
+int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+
+/* The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE. */
+enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
+					       const struct xcopy_dev *dst);
+
+void xch_stats_fallback(struct xcopy_stats *st, enum xcopy_fallback_reason why, uint64_t bytes);
+int xch_required_errno(enum xcopy_fallback_reason why);
+
+/* ------------------------------------------------------------------------ */
+/* Files: FIEMAP and the extent pairing                                       */
+/* ------------------------------------------------------------------------ */
+
+struct xch_fext {
+	uint64_t logical;
+	uint64_t physical;
+	uint64_t length;
+	uint32_t flags;        /* FIEMAP_EXTENT_* */
+};
+
+/* All extents of fd overlapping [start, start + len), sorted. 0 or -errno. */
+int xch_fiemap(int fd, uint64_t start, uint64_t len, struct xch_fext **out, size_t *n);
+
+enum xch_src_class {
+	XCH_SRC_DATA = 0,      /* copy by offload */
+	XCH_SRC_HOLE,          /* reads as zeros: zero the destination */
+	XCH_SRC_UNSAFE,        /* copy by fallback */
+};
+/* Classify a source extent from its FIEMAP flags (*why set for UNSAFE). */
+enum xch_src_class xch_src_extent_class(uint32_t flags, enum xcopy_fallback_reason *why);
+/* May the copy manager write under a destination extent with these flags? */
+bool xch_dst_extent_ok(uint32_t flags, enum xcopy_fallback_reason *why);
+
+enum xch_piece_kind {
+	XCH_PIECE_OFFLOAD = 0,
+	XCH_PIECE_HOLE,
+	XCH_PIECE_FALLBACK,
+};
+
+struct xch_piece {
+	enum xch_piece_kind kind;
+	enum xcopy_fallback_reason why;  /* FALLBACK / HOLE */
+	uint64_t src_off;      /* file offsets */
+	uint64_t dst_off;
+	uint64_t len;
+	uint64_t src_phys;     /* byte addresses on the file systems' devices (OFFLOAD) */
+	uint64_t dst_phys;
+};
+
+/*
+ * Cut [off_in, off_in + len) into pieces from both files' extents. dst may
+ * be NULL/0 (pre-pass: every data piece then needs a destination, reported
+ * as FALLBACK with XCOPY_FB_DST_EXTENT). bs: the LU block size; offload
+ * pieces are trimmed to whole blocks (edges become FALLBACK UNALIGNED) and
+ * contiguous ones merged. 0 or -ENOMEM; *out freed by the caller.
+ */
+int xch_map_pieces(const struct xch_fext *src, size_t ns, const struct xch_fext *dst, size_t nd,
+		   uint64_t off_in, uint64_t off_out, uint64_t len, uint32_t bs,
+		   struct xch_piece **out, size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* sysfs: block device -> whole disk + partition window                       */
+/* ------------------------------------------------------------------------ */
+
+struct xch_blk {
+	char disk[64];          /* kernel name of the whole disk ("sdb") */
+	unsigned disk_major, disk_minor;
+	uint64_t start;         /* partition start, 512-byte sectors (0: whole disk) */
+	uint64_t size;          /* partition or disk size, 512-byte sectors */
+	bool is_scsi;           /* the disk has a SCSI device behind it */
+};
+int xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xch_blk *out);
+
+/* ------------------------------------------------------------------------ */
+/* Logging                                                                    */
+/* ------------------------------------------------------------------------ */
+
+void xch_log(enum xcopy_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void xch_progress(uint64_t done, uint64_t total);
+
+#define XCH_ERR(...) xch_log(XCOPY_LOG_ERROR, __VA_ARGS__)
+#define XCH_WARN(...) xch_log(XCOPY_LOG_WARN, __VA_ARGS__)
+#define XCH_INFO(...) xch_log(XCOPY_LOG_INFO, __VA_ARGS__)
+#define XCH_DBG(...) xch_log(XCOPY_LOG_DEBUG, __VA_ARGS__)
+
+#endif /* XCOPY_INTERNAL_H */
