@@ -466,7 +466,8 @@ rcr_copy_status_decode_truncated(void)
 
 		UT_ASSERT_FATAL(copy != NULL);
 		memcpy(copy, b, len);
-		CU_ASSERT_EQUAL(xcm_rcr_decode_copy_status(xcm_span_make(copy, len), &out), -EINVAL);
+		CU_ASSERT_EQUAL(xcm_rcr_decode_copy_status(xcm_span_make(copy, len), &out),
+				-EINVAL);
 		free(copy);
 	}
 	CU_ASSERT_EQUAL(xcm_rcr_decode_copy_status(xcm_span_make(b, 12), &out), 0);

@@ -68,8 +68,8 @@ sks_text(const struct expect *x, uint16_t field, char *b, size_t n)
 	int k;
 
 	if (x->key == XCM_SK_ILLEGAL_REQUEST) {
-		k = snprintf(b, n, "Error in %s: byte %u", (x->sks0 & 0x40) ? "Command" : "Data parameters",
-			     field);
+		k = snprintf(b, n, "Error in %s: byte %u",
+			     (x->sks0 & 0x40) ? "Command" : "Data parameters", field);
 	} else {
 		k = snprintf(b, n, "Relative to start of %s, byte %u",
 			     (x->sks0 & 0x20) ? "segment descriptor" : "parameter list", field);
@@ -126,7 +126,19 @@ check_round_trip(const struct xcm_err *e, bool desc)
 		CU_ASSERT_PTR_NOT_NULL(strstr(str, sks));
 	}
 	if (desc) {
-		const uint8_t *d = sg_scsi_sense_desc_find(b, sl, 0x01);
+		const uint8_t *d;
+
+		/* sg3_utils walks our descriptors and names each one */
+		CU_ASSERT(sg_get_sense_descriptors_str(NULL, b, sl, (int)sizeof(str), str) > 0 ||
+			  n == 8);
+		if (n > 8) {
+			CU_ASSERT_EQUAL(strstr(str, "Information") != NULL, e->info_valid);
+			CU_ASSERT_EQUAL(strstr(str, "Command specific") != NULL, e->csi_valid);
+			CU_ASSERT_EQUAL(strstr(str, "Sense key specific") != NULL, x.sks);
+			CU_ASSERT_EQUAL(strstr(str, "Forwarded sense data") != NULL, e->fwd_valid);
+			CU_ASSERT_PTR_NULL(strstr(str, ">> descriptor too short"));
+		}
+		d = sg_scsi_sense_desc_find(b, sl, 0x01);
 
 		CU_ASSERT_EQUAL(d != NULL, e->csi_valid);
 		if (d != NULL) {
@@ -207,7 +219,8 @@ make_err(struct xcm_err *e, enum xcm_status st, enum shape sh)
 	e->sks_valid = true;
 	e->field = 0x100u * (unsigned)st + 3u;
 	e->csi_valid = true;
-	e->csi = 0x10000u + (unsigned)st;    /* segment number in CSI bytes 2-3, above 16 bits too */
+	/* segment number in CSI bytes 2-3, with bits above 16 set too */
+	e->csi = 0x10000u + (unsigned)st;
 	e->info_valid = true;
 	if (sh == SHAPE_SKS_NOBIT) {
 		e->info = 0x123456789AULL;  /* does not fit fixed format */
@@ -281,7 +294,8 @@ sense_fixed_layout_segment_pointer(void)
 	struct xcm_err e;
 	uint8_t b[XCM_SENSE_MAX];
 	const uint8_t exp[18] = {
-		0x70, 0, 0x0A, 0, 0, 0, 0, 10, 0x00, 0x00, 0x00, 0x07, 0x0D, 0x02, 0, 0xA0, 0x00, 0x04,
+		0x70, 0, 0x0A, 0, 0, 0, 0, 10, 0x00, 0x00, 0x00, 0x07,
+		0x0D, 0x02, 0, 0xA0, 0x00, 0x04,
 	};
 
 	/* segment 7, field at byte 4 of that segment descriptor */
@@ -505,7 +519,7 @@ sense_small_caps_never_overflow(void)
 				if (n > 0) {
 					CU_ASSERT_EQUAL(b[0], full[0]);
 				}
-				/* without a forwarded part the short sense is a prefix of the full one */
+				/* without forwarded sense, a short sense is a prefix of the full */
 				if (!e.fwd_valid || !desc) {
 					CU_ASSERT_EQUAL(memcmp(b, full, n), 0);
 				}
