@@ -9,6 +9,8 @@
 # Knobs: LAB_TIMEOUT (s, whole run, default 600), LAB_TESTS (substrings of test
 # names to select), LAB_RUN_OPTS (extra tests/lab/run options), LAB_CACHE,
 # LAB_HANDLER_PATH, LAB_REFERENCE_FULL=0 (skip the full SCSI-family reference).
+# The lab tests run tcmu-runner on BUILD/target/handlers plus Debian's
+# handlers (symlinked, --debian-handlers): 010-stack uses Debian's zbc and qcow.
 # Fragments included before this one may add prerequisites to LAB_DEPS (e.g.
 # the tcmu-runner plugin) so they are built before the lab boots.
 
@@ -23,7 +25,7 @@ LAB_REFERENCE_FULL ?= 1
 .PHONY: test-lab lab-image lab-clean
 
 test-lab: $(LAB_DEPS)
-	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) \
+	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --debian-handlers \
 		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
 		-- $(LAB_MK_DIR)/run-tests $(LAB_TESTS)
 

@@ -28,12 +28,34 @@ read -r _ sg <<<"$nodes"
 	printf 'transport\tsuite\ttotal\tran\tpassed\tfailed\tskip_notes\tseconds\n'
 } >"$REF/summary.tsv"
 
+# lab_cunit_results LOG: one "Suite.Test<TAB>passed|FAILED" line per test of
+# a verbose iscsi-test-cu log (other output may sit between a test's name and
+# its outcome).
+lab_cunit_results() {
+	awk '
+	/^Suite: / { suite = $2; next }
+	/^  Test: / {
+		name = suite "." $2
+		rest = $0
+		sub(/^  Test: [^ ]+ \.\.\./, "", rest)
+		pending = 0
+		if (rest ~ /^passed/) print name "\tpassed"
+		else if (rest ~ /^FAILED/) print name "\tFAILED"
+		else pending = 1
+		next
+	}
+	pending && /^passed/ { print name "\tpassed"; pending = 0; next }
+	pending && /^FAILED/ { print name "\tFAILED"; pending = 0; next }
+	' "$1"
+}
+
 # run_suite TRANSPORT SUITE DEVICE
 run_suite() {
 	local tr=$1 suite=$2 dev=$3 log t0 rc=0 line skipped secs
 	log=$REF/$tr-$suite.txt
 	t0=$(date +%s.%N)
-	timeout 300 iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	# Verbose mode (the default) names every test with its outcome.
+	timeout 300 iscsi-test-cu -d -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
 	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
 	line=$(awk '$1 == "tests" && NF >= 6 { print $2, $3, $4, $5; exit }' "$log")
 	# "[SKIPPED] REPORT_SUPPORTED_OPCODES is not implemented" is a per-test
@@ -44,6 +66,7 @@ run_suite() {
 		return 0
 	fi
 	read -r total ran passed failed <<<"$line"
+	lab_cunit_results "$log" >"$REF/$tr-$suite.results"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$tr" "$suite" "$total" "$ran" "$passed" \
 		"$failed" "$skipped" "$secs" >>"$REF/summary.tsv"
 	lab_pass "iscsi-test-cu $suite via $tr ran: $passed/$total passed, $failed failed, $skipped skip notes (${secs} s, recorded)"
