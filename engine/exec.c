@@ -221,7 +221,8 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 	 * with the field pointer at the count field in the parameter list.
 	 */
 	if (x->lim->max_seg_len != 0 && p->bytes > x->lim->max_seg_len) {
-		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, s->offset + count_field, -1);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, s->offset + count_field,
+				  -1);
 		return err->status;
 	}
 	/* digest 10.3: DATA SEGMENT GRANULARITY (log2 bytes) as reported by RCR 03h */

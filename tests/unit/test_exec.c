@@ -24,6 +24,7 @@ static struct fb *g_fb;
 static struct xcm_lu *g_lu[NLU];   /* A: 512 x 64 (self), B: 512 x 128, C: 4096 x 16 */
 static uint8_t *g_ref[NLU];
 static size_t g_len[NLU];
+static uint64_t g_sum[NLU];        /* checksums at snapshot time */
 static struct xcm_exec_result g_res;
 static struct xcm_err g_err;
 
@@ -74,6 +75,7 @@ snapshot(void)
 		g_ref[i] = malloc(g_len[i]);
 		UT_ASSERT_FATAL(g_ref[i] != NULL);
 		memcpy(g_ref[i], d, g_len[i]);
+		g_sum[i] = fb_lu_sum_all(g_lu[i]);
 	}
 }
 
@@ -201,6 +203,9 @@ expect_phase_a(int line, enum xcm_status st, enum xcm_status exp, uint32_t csi, 
 	CU_ASSERT_EQUAL(g_res.bytes, 0);
 	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
 	CU_ASSERT_TRUE(lus_match_model());
+	CU_ASSERT_EQUAL(fb_lu_sum_all(A), g_sum[0]);
+	CU_ASSERT_EQUAL(fb_lu_sum_all(B), g_sum[1]);
+	CU_ASSERT_EQUAL(fb_lu_sum_all(C), g_sum[2]);
 }
 #define EXPECT_PHASE_A(st, exp, csi, field) expect_phase_a(__LINE__, (st), (exp), (csi), (field))
 
@@ -591,6 +596,13 @@ exec_inexact_segment(void)
 	EXPECT_PHASE_A(run(), XCM_E_CA_INEXACT_SEGMENT, 1, 10);
 	CU_ASSERT_EQUAL(xcm_status_info(g_err.status)->asc_ascq, 0x260A);
 
+	/* DC=1: one 512-byte block of A read from 4096-byte C is inexact too */
+	env_new();
+	cc = add_cscd(C);
+	add_b2b(cc, &g_l.self, 1, 0, 0)->dc = true;
+	snapshot();
+	EXPECT_PHASE_A(run(), XCM_E_CA_INEXACT_SEGMENT, 0, 10);
+
 	/* CAT does not rescue it (residual handling not implemented) */
 	env_new();
 	cc = add_cscd(C);
@@ -963,7 +975,52 @@ exec_rerun_after_failure_completes(void)
 	env_free();
 }
 
+/* ---- the fake itself (other suites rely on it) ---- */
+
+static void
+exec_fake_backend_contract(void)
+{
+	struct xcm_io_err ioerr;
+	struct xcm_cscd ca, cb;
+	struct xcm_lu *out = NULL;
+	uint8_t *d;
+	uint64_t sum;
+
+	env_new();
+	fb_lu_cscd(A, &ca);
+	fb_lu_cscd(B, &cb);
+	/* distinct seeds: distinct designators and data */
+	CU_ASSERT_NOT_EQUAL(memcmp(ca.desig, cb.desig, ca.desig_len), 0);
+	CU_ASSERT_NOT_EQUAL(fb_lu_sum(A, 0, 512), fb_lu_sum(B, 0, 512));
+	CU_ASSERT_EQUAL(fb_ops.resolve(g_fb, A, &cb, &out), 0);
+	CU_ASSERT_PTR_EQUAL(out, B);
+	CU_ASSERT_EQUAL(fb_ops.block_size(g_fb, C), 4096);
+	CU_ASSERT_EQUAL(fb_ops.num_blocks(g_fb, B), 128);
+	/* one changed byte changes the checksum; sums clamp to the LU */
+	sum = fb_lu_sum_all(A);
+	d = fb_lu_data(A, NULL);
+	d[32767] ^= 1;
+	CU_ASSERT_NOT_EQUAL(fb_lu_sum_all(A), sum);
+	CU_ASSERT_EQUAL(fb_lu_sum(A, 0, UINT64_MAX), fb_lu_sum(A, 0, 32768));
+	/* an out-of-range copy is refused and counted, never performed */
+	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 32768 - 511, B, 0, 512, &ioerr), -ERANGE);
+	CU_ASSERT_EQUAL(fb_counters(g_fb)->bad_ranges, 1);
+	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 0);
+	/* faults are one-shot */
+	fault(1, -EIO, true, 3);
+	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 0, B, 0, 512, &ioerr), -EIO);
+	CU_ASSERT_TRUE(ioerr.at_dst);
+	CU_ASSERT_EQUAL(ioerr.done, 3);
+	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 0, B, 0, 512, &ioerr), 0);
+	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 3 + 512);
+	CU_ASSERT_EQUAL(memcmp(fb_lu_data(B, NULL), d, 512), 0);
+	/* refill restores the pattern */
+	fb_lu_fill(A, 1);
+	CU_ASSERT_EQUAL(fb_lu_sum_all(A), sum);
+}
+
 static CU_TestInfo exec_tests[] = {
+	{ "fake_backend_contract", exec_fake_backend_contract },
 	{ "single_segment_to_other_lu", exec_single_segment_to_other_lu },
 	{ "multi_segment_two_lus", exec_multi_segment_two_lus },
 	{ "via_self_ffff", exec_via_self_ffff },
