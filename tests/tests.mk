@@ -47,4 +47,4 @@ fuzz-run: $(FUZZ_BINS)
 FUZZ_TARGETS += fuzz-run
 
 # test_param reads libiscsi's captured EXTENDED COPY commands at run time.
-$(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(abspath $(TOP)/../shared/vectors)"'
+$(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'

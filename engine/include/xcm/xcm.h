@@ -318,9 +318,9 @@ int xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out);
 /* ------------------------------------------------------------------------ */
 
 /*
- * Build sense data for err (fixed format 70h, or descriptor format 72h when
- * desc is true or when only descriptor format can carry forwarded sense and
- * desc_if_needed is set). Returns the number of bytes written (<= cap).
+ * Build sense data for err: descriptor format 72h when desc is true, else
+ * fixed format 70h (which cannot carry forwarded sense: it is left out).
+ * Returns the number of bytes written (<= cap).
  */
 size_t xcm_sense_build(const struct xcm_err *err, bool desc, uint8_t *buf, size_t cap);
 
