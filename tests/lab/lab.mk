@@ -25,7 +25,7 @@ LAB_REFERENCE_FULL ?= 1
 .PHONY: test-lab lab-image lab-clean
 
 test-lab: $(LAB_DEPS)
-	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --debian-handlers \
+	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --debian-handlers --no-lun \
 		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
 		-- $(LAB_MK_DIR)/run-tests $(LAB_TESTS)
 
