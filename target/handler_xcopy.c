@@ -460,6 +460,24 @@ lu_free(struct xcm_lu *lu)
 	free(lu);
 }
 
+/*
+ * The runner's default UNMAP GRANULARITY ALIGNMENT is 0, and its WRITE SAME
+ * with UNMAP path computes lba % alignment: tcmu-runner 1.5.4 dies with a
+ * divide error (found by libiscsi's WriteSame tests in the lab). Its split
+ * code also assumes alignment == optimal granularity, a power of two.
+ */
+static void
+set_unmap_granularity(struct tcmu_device *dev)
+{
+	unsigned int opt = tcmu_dev_get_opt_unmap_gran(dev), gran = 1;
+
+	while (gran <= opt / 2) {
+		gran *= 2;
+	}
+	tcmu_dev_set_opt_unmap_gran(dev, gran, false);
+	tcmu_dev_set_unmap_gran_align(dev, gran);
+}
+
 static const char *const g_clone_names[] = { "auto", "always", "never" };
 
 static int
@@ -528,6 +546,7 @@ xh_open(struct tcmu_device *dev, bool reopen)
 		goto fail;
 	}
 	lu_identify(lu);
+	set_unmap_granularity(dev);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);
 	xt_stats_write(lu);

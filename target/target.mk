@@ -43,7 +43,8 @@ $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
 # Undefined symbols the plugin may have besides libc's (reference A1.5).
 PLUGIN_ALLOWED_SYMS := tcmur_register_handler tcmur_dev_get_private tcmur_dev_set_private \
 	tcmu_dev_get_cfgstring tcmu_dev_get_uio_name tcmu_dev_get_block_size \
-	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_crit_message tcmu_err_message \
+	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_dev_get_opt_unmap_gran \
+	tcmu_dev_set_opt_unmap_gran tcmu_dev_set_unmap_gran_align tcmu_crit_message tcmu_err_message \
 	tcmu_warn_message tcmu_info_message tcmu_dbg_message
 
 .PHONY: test-plugin check-plugin-symbols install-target
@@ -69,3 +70,8 @@ install: install-target
 install-target: $(HANDLER_SO)
 	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)
 	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so
+
+# The lab boots with the plugin in place; the 1 GiB copy test (220) keeps a
+# reflink XFS image on the guest's tmpfs, which needs more than the default 2G.
+LAB_DEPS += $(HANDLER_SO)
+export LAB_MEM ?= 4G

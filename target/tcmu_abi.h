@@ -179,6 +179,9 @@ const char *tcmu_dev_get_uio_name(struct tcmu_device *dev);    /* "uioN" */
 uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev);
 uint64_t tcmu_dev_get_num_lbas(struct tcmu_device *dev);
 char *tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev);         /* malloc'd serial or NULL */
+unsigned int tcmu_dev_get_opt_unmap_gran(struct tcmu_device *dev);
+void tcmu_dev_set_opt_unmap_gran(struct tcmu_device *dev, unsigned int len, bool split);
+void tcmu_dev_set_unmap_gran_align(struct tcmu_device *dev, unsigned int len);
 
 void tcmu_crit_message(struct tcmu_device *dev, const char *funcname, int linenr,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));

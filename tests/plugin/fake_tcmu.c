@@ -70,6 +70,24 @@ tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev)
 	return dev->serial[0] != '\0' ? strdup(dev->serial) : NULL;
 }
 
+unsigned int
+tcmu_dev_get_opt_unmap_gran(struct tcmu_device *dev)
+{
+	return dev->opt_unmap_gran;
+}
+
+void
+tcmu_dev_set_opt_unmap_gran(struct tcmu_device *dev, unsigned int len, bool split)
+{
+	dev->opt_unmap_gran = len;
+}
+
+void
+tcmu_dev_set_unmap_gran_align(struct tcmu_device *dev, unsigned int len)
+{
+	dev->unmap_gran_align = len;
+}
+
 static void
 log_msg(const char *lvl, struct tcmu_device *dev, const char *fn, const char *fmt, va_list ap)
 {

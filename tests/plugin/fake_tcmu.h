@@ -12,6 +12,8 @@ struct tcmu_device {
 	char serial[64];
 	uint32_t block_size;
 	uint64_t num_lbas;
+	unsigned int opt_unmap_gran;
+	unsigned int unmap_gran_align;
 	void *hm_priv;
 };
 

@@ -186,6 +186,7 @@ dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char 
 	snprintf(d->serial, sizeof(d->serial), "%s", serial);
 	d->block_size = BS;
 	d->num_lbas = NLBAS;
+	d->opt_unmap_gran = 100;   /* not a power of two; the runner's default is hw_max_sectors */
 	snprintf(rel, sizeof(rel), "sys/class/uio/uio%d", uio);
 	mkdirs(rel);
 	snprintf(rel, sizeof(rel), "sys/class/uio/uio%d/name", uio);
@@ -867,6 +868,8 @@ main(int argc, char **argv)
 	CHECK(g_handler->open(&g_b, false) == 0);
 	CHECK(g_handler->open(&g_c, false) == 0);
 	CHECK(stat_of("lu_a", "commands") == 0);   /* stats file exists from open */
+	/* UNMAP alignment set (the runner divides by it), equal to the granularity, 2^n */
+	CHECK(g_a.unmap_gran_align == 64 && g_a.opt_unmap_gran == 64);
 
 	test_io_callouts();
 	test_not_handled();

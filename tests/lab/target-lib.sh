@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# tests/lab/target-lib.sh: helpers of the target (handler_xcopy.so) lab tests,
+# on top of tests/lab/lib.sh. Source lib.sh first.
+
+XT_STATS_DIR=${XCOPY_STATS_DIR:-/run/xcopy}
+
+# xt_stat LU KEY : a counter from the plugin's stats file (0 if absent).
+xt_stat() {
+	awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$XT_STATS_DIR/$1.stats" 2>/dev/null ||
+		echo 0
+}
+
+# xt_run_suite OUTDIR TRANSPORT SUITE DEVICE : run iscsi-test-cu -d on one
+#   suite, log to OUTDIR/TRANSPORT-SUITE.txt, append a line to
+#   OUTDIR/summary.tsv, print "total ran passed failed secs" on stdout and
+#   the names of failed tests on stderr. Returns 1 if no CUnit summary.
+xt_run_suite() {
+	local out=$1 tr=$2 suite=$3 dev=$4 log t0 secs line rc=0
+	log=$out/$tr-$suite.txt
+	t0=$(date +%s.%N)
+	timeout 600 iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+	line=$(awk '$1 == "tests" && NF >= 6 { print $2, $3, $4, $5; exit }' "$log")
+	[ -n "$line" ] || { lab_msg "iscsi-test-cu $suite via $tr: no CUnit summary (exit $rc), see $log"; return 1; }
+	printf '%s\t%s\t%s\t%s\n' "$tr" "$suite" "${line// /$'\t'}" "$secs" >>"$out/summary.tsv"
+	# CUnit lists failures as "  N. file:line  - assertion" under "Suite X, Test Y had failures"
+	grep -aE 'Test: .*\.\.\.FAILED|had failures' "$log" | sed 's/^/    failed: /' >&2 || true
+	echo "$line $secs"
+}
