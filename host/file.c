@@ -645,8 +645,14 @@ xcopy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t 
 			rc = -errno;
 		}
 	}
-	if (rc == 0 && fdatasync(fd_out) != 0) {
-		rc = -errno;
+	if (rc == 0) {
+		/* writes below the file system do not touch mtime; copy_file_range would */
+		const struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_NOW } };
+
+		(void)futimens(fd_out, ts);
+		if (fdatasync(fd_out) != 0) {
+			rc = -errno;
+		}
 	}
 	if (rc != 0) {
 		return rc;
