@@ -66,7 +66,9 @@ iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
 
 	for (i = 0; i < cnt; i++) {
 		n = iov[i].iov_len < len ? iov[i].iov_len : len;
-		memcpy(iov[i].iov_base, src, n);
+		if (n > 0) {
+			memcpy(iov[i].iov_base, src, n);
+		}
 		memset((uint8_t *)iov[i].iov_base + n, 0, iov[i].iov_len - n);
 		src += n;
 		len -= n;
@@ -209,13 +211,43 @@ do_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	return TCMU_STS_OK;
 }
 
+/* Data-in commands tcmu-runner's core answers (A2.1). */
+static bool
+core_data_in(uint8_t op)
+{
+	switch (op) {
+	case 0x03:   /* REQUEST SENSE */
+	case 0x12:   /* INQUIRY */
+	case 0x1A:   /* MODE SENSE(6) */
+	case 0x25:   /* READ CAPACITY(10) */
+	case 0x5A:   /* MODE SENSE(10) */
+	case 0x9E:   /* SERVICE ACTION IN(16): READ CAPACITY(16) */
+	case 0xA3:   /* MAINTENANCE IN: REPORT TARGET PORT GROUPS */
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int
 xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
 
-	if (lu == NULL || lu->cfg.xcopy == XT_XCOPY_CORE) {
+	if (lu == NULL) {
+		return TCMU_STS_NOT_HANDLED;
+	}
+	if (core_data_in(lc->cdb[0])) {
+		/*
+		 * The core writes only its response's bytes into the TCMU data
+		 * area, whose pages keep earlier commands' data: zero the whole
+		 * data-in buffer first so nothing leaks to the initiator
+		 * (libiscsi Inquiry.Standard: "Padding data is not zero").
+		 */
+		iov_fill(lc->iovec, lc->iov_cnt, NULL, 0);
+	}
+	if (lu->cfg.xcopy == XT_XCOPY_CORE) {
 		return TCMU_STS_NOT_HANDLED;
 	}
 	switch (lc->cdb[0]) {

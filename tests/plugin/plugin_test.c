@@ -505,9 +505,14 @@ test_not_handled(void)
 {
 	uint8_t cdb[16] = { 0 }, buf[256];
 
-	cdb[0] = 0x12;   /* standard INQUIRY: the core's */
+	cdb[0] = 0x12;   /* standard INQUIRY: the core's, on a zeroed buffer (no stale bytes) */
 	cdb[4] = 96;
+	memset(buf, 0xCC, sizeof(buf));
 	CHECK(run_cmd(&g_a, cdb, buf, 96, NULL) == TCMU_STS_NOT_HANDLED);
+	CHECK(buf[0] == 0 && buf[47] == 0 && buf[95] == 0 && buf[96] == 0xCC);
+	memset(buf, 0xCC, sizeof(buf));
+	CHECK(run_cmd(&g_c, cdb, buf, 96, NULL) == TCMU_STS_NOT_HANDLED);   /* xcopy=core too */
+	CHECK(buf[0] == 0 && buf[95] == 0);
 	cdb[1] = 1;      /* VPD 0x83: the core's */
 	cdb[2] = 0x83;
 	CHECK(run_cmd(&g_a, cdb, buf, 96, NULL) == TCMU_STS_NOT_HANDLED);
