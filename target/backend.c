@@ -27,6 +27,7 @@ xt_registry_add(struct xcm_lu *lu)
 	lu->next = g_reg_head;
 	g_reg_head = lu;
 	pthread_rwlock_unlock(&g_reg_lock);
+	xt_fault_lu_add(lu);
 }
 
 void
@@ -43,6 +44,7 @@ xt_registry_remove(struct xcm_lu *lu)
 	}
 	lu->next = NULL;
 	pthread_rwlock_unlock(&g_reg_lock);
+	xt_fault_lu_remove(lu);
 }
 
 /* What one command knows about one LU. */
@@ -223,6 +225,7 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, struct xcm_exec_result
 	}
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		snap_fill(&ctx.snap[ctx.n++], lu);
+		xt_fault_poll(lu);
 	}
 	st = xcm_list_execute(l, &xcm_limits_default, &g_ops, &ctx, self, res, err);
 	pthread_rwlock_unlock(&g_reg_lock);

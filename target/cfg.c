@@ -80,8 +80,11 @@ cfg_option(const char *opt, size_t len, struct xt_cfg *c, char *why, size_t whyl
 			why_set(why, whylen, "xcopy=%s: expected engine or core", val);
 			return -EINVAL;
 		}
+	} else if (strncmp(buf, "fault=", 6) == 0) {
+		/* reliability tests only (fault.c) */
+		return xt_fault_parse(val, &c->fault, why, whylen);
 	} else {
-		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy)", buf);
+		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, fault)", buf);
 		return -EINVAL;
 	}
 	return 0;

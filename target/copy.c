@@ -75,13 +75,19 @@ try_cfr(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_
 }
 
 static int
-pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
+pread_full(const struct xcm_lu *lu, uint8_t *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
+	size_t got = 0, want;
 	ssize_t n;
+	int rc;
 
 	while (got < len) {
-		n = pread(fd, buf + got, len - got, (off_t)(off + got));
+		want = len - got;
+		rc = xt_fault_io(lu, false, &want);   /* fault injection (fault.c) */
+		if (rc != 0) {
+			return rc;
+		}
+		n = pread(lu->fd, buf + got, want, (off_t)(off + got));
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -97,13 +103,21 @@ pread_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 }
 
 static int
-pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off)
+pwrite_full(const struct xcm_lu *lu, const uint8_t *buf, size_t len, uint64_t off,
+	    uint64_t *put_out)
 {
-	size_t put = 0;
+	size_t put = 0, want;
 	ssize_t n;
+	int rc;
 
+	*put_out = 0;
 	while (put < len) {
-		n = pwrite(fd, buf + put, len - put, (off_t)(off + put));
+		want = len - put;
+		rc = xt_fault_io(lu, true, &want);   /* fault injection (fault.c) */
+		if (rc != 0) {
+			return rc;
+		}
+		n = pwrite(lu->fd, buf + put, want, (off_t)(off + put));
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -111,6 +125,7 @@ pwrite_full(int fd, const uint8_t *buf, size_t len, uint64_t off)
 			return n < 0 ? -errno : -EIO;
 		}
 		put += (size_t)n;
+		*put_out = put;
 	}
 	return 0;
 }
@@ -119,7 +134,7 @@ static int
 rw_copy(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
 	uint64_t len, uint8_t *bounce, bool backward, bool *at_dst, uint64_t *done)
 {
-	uint64_t pos, chunk;
+	uint64_t pos, chunk, put;
 	int rc;
 
 	*done = 0;
@@ -127,14 +142,18 @@ rw_copy(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_
 		chunk = len - *done < XT_BOUNCE_LEN ? len - *done : XT_BOUNCE_LEN;
 		/* backward: the last chunk first, so overlapping dst > src is safe */
 		pos = backward ? len - *done - chunk : *done;
-		rc = pread_full(src->fd, bounce, (size_t)chunk, so + pos);
+		rc = pread_full(src, bounce, (size_t)chunk, so + pos);
 		if (rc != 0) {
 			*at_dst = false;
 			return rc;
 		}
-		rc = pwrite_full(dst->fd, bounce, (size_t)chunk, doff + pos);
+		rc = pwrite_full(dst, bounce, (size_t)chunk, doff + pos, &put);
 		if (rc != 0) {
 			*at_dst = true;
+			/* forward: the bytes of a short write before the error count */
+			if (!backward) {
+				*done += put;
+			}
 			return rc;
 		}
 		*done += chunk;
@@ -156,6 +175,11 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 	*at_dst = false;
 	if (len == 0 || (same && src_off == dst_off)) {
 		return 0;   /* nothing to move */
+	}
+	if (xt_fault_active(src) || xt_fault_active(dst)) {
+		/* fault injection (fault.c) counts pread/pwrite calls: no clone, no cfr */
+		clone = XT_CLONE_NEVER;
+		cfr = XT_CFR_NEVER;
 	}
 	if (clone != XT_CLONE_NEVER && !overlap) {
 		rc = try_clone(src, src_off, dst, dst_off, len, clone);

@@ -29,11 +29,27 @@ enum xt_clone { XT_CLONE_AUTO, XT_CLONE_ALWAYS, XT_CLONE_NEVER };
 enum xt_cfr { XT_CFR_AUTO, XT_CFR_NEVER };
 enum xt_xcopy { XT_XCOPY_ENGINE, XT_XCOPY_CORE };
 
+/* fault=KIND:N (fault.c): fail the Nth backend read/write of the copy manager */
+enum xt_fault_kind {
+	XT_FAULT_NONE,
+	XT_FAULT_READ,      /* EIO on the Nth read */
+	XT_FAULT_WRITE,     /* EIO on the Nth write */
+	XT_FAULT_ENOSPC,    /* ENOSPC on the Nth write */
+	XT_FAULT_SHORT,     /* the Nth write is short, the next one ENOSPC */
+	XT_FAULT_SHORTOK,   /* the Nth write is short, the loop completes it */
+};
+
+struct xt_fault_spec {
+	enum xt_fault_kind kind;
+	uint32_t nth;       /* >= 1 */
+};
+
 struct xt_cfg {
 	char path[PATH_MAX];
 	enum xt_clone clone;
 	enum xt_cfr cfr;
 	enum xt_xcopy xcopy;
+	struct xt_fault_spec fault;
 };
 
 /*
@@ -132,6 +148,26 @@ struct xt_copy_acct {
 int xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
 		 uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
 		 enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+
+/* ------------------------------------------------------------------------ */
+/* Fault injection for reliability tests (fault.c)                            */
+/* ------------------------------------------------------------------------ */
+
+/* Parse "KIND:N" or "off". 0, or -EINVAL with a reason in why. */
+int xt_fault_parse(const char *val, struct xt_fault_spec *out, char *why, size_t whylen);
+const char *xt_fault_kind_name(enum xt_fault_kind k);
+/* Registry hooks: arm lu->cfg.fault at open; forget the LU at close. */
+void xt_fault_lu_add(const struct xcm_lu *lu);
+void xt_fault_lu_remove(const struct xcm_lu *lu);
+/* (Re)arm from the control file STATSDIR/<name>.fault, if present (removes it). */
+void xt_fault_poll(const struct xcm_lu *lu);
+/* An armed fault not yet fired on lu: copies must take the pread/pwrite path. */
+bool xt_fault_active(const struct xcm_lu *lu);
+/*
+ * Before one pread (write false) or pwrite of *len bytes on lu's backing
+ * file: 0 to go on (*len may have been shortened), or -errno to fail it.
+ */
+int xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len);
 
 /* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
 void xt_stats_write(struct xcm_lu *lu);

@@ -46,5 +46,14 @@ fuzz-run: $(FUZZ_BINS)
 	done
 FUZZ_TARGETS += fuzz-run
 
+# make test runs every fuzzer for FUZZ_SECONDS (60 s each unless overridden),
+# right after the unit tests; a crash, leak or sanitizer report fails it.
+.PHONY: test-fuzz
+test-fuzz:
+	$(Q)$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) \
+		FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz-run
+TEST_TARGETS := $(filter-out test-unit,$(TEST_TARGETS))
+TEST_TARGETS := test-unit test-fuzz $(TEST_TARGETS)
+
 # test_param reads libiscsi's captured EXTENDED COPY commands at run time.
 $(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
