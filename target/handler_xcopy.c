@@ -234,6 +234,7 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	int sts;
 
 	if (lu == NULL) {
 		return TCMU_STS_NOT_HANDLED;
@@ -246,6 +247,11 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		 * (libiscsi Inquiry.Standard: "Padding data is not zero").
 		 */
 		iov_fill(lc->iovec, lc->iov_cnt, NULL, 0);
+	}
+	/* CDB fields the core would accept and misexecute (sbc_check.c) */
+	sts = xt_sbc_check(lc->cdb, lc->sense_buf, sizeof(lc->sense_buf));
+	if (sts != TCMU_STS_NOT_HANDLED) {
+		return sts;
 	}
 	if (lu->cfg.xcopy == XT_XCOPY_CORE) {
 		return TCMU_STS_NOT_HANDLED;
@@ -334,6 +340,13 @@ xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int rc = iov_io_full(lu->fd, iov, cnt, len, off, true);
 
+	/*
+	 * WCE = 0 (write-through) promises the data is on the medium when the
+	 * command completes: initiators then send no SYNCHRONIZE CACHE.
+	 */
+	if (rc == 0 && !tcmu_dev_get_write_cache_enabled(dev) && fdatasync(lu->fd) != 0) {
+		rc = -errno;
+	}
 	if (rc != 0) {
 		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
 			     strerror(-rc));
@@ -579,6 +592,13 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	}
 	lu_identify(lu);
 	set_unmap_granularity(dev);
+	/*
+	 * Writes land in the host's page cache: a volatile write cache. Say so
+	 * (caching page WCE = 1), so initiators send SYNCHRONIZE CACHE (-> our
+	 * flush, fdatasync) where they need durability; the runner's default
+	 * WCE = 0 claimed write-through while writes were buffered.
+	 */
+	tcmu_dev_set_write_cache_enabled(dev, true);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);
 	xt_stats_write(lu);
@@ -623,6 +643,8 @@ xh_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 		}
 		return 0;
 	case TCMULIB_CFG_WRITE_CACHE:
+		/* attrib/emulate_write_cache: WCE as reported; 0 makes writes synchronous */
+		tcmu_dev_set_write_cache_enabled(dev, cfg->data.write_cache);
 		return 0;
 	default:
 		return -EOPNOTSUPP;

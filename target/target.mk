@@ -44,7 +44,8 @@ $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
 PLUGIN_ALLOWED_SYMS := tcmur_register_handler tcmur_dev_get_private tcmur_dev_set_private \
 	tcmu_dev_get_cfgstring tcmu_dev_get_uio_name tcmu_dev_get_block_size \
 	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_dev_get_opt_unmap_gran \
-	tcmu_dev_set_opt_unmap_gran tcmu_dev_set_unmap_gran_align tcmu_crit_message tcmu_err_message \
+	tcmu_dev_set_opt_unmap_gran tcmu_dev_set_unmap_gran_align tcmu_dev_set_write_cache_enabled \
+	tcmu_dev_get_write_cache_enabled tcmu_crit_message tcmu_err_message \
 	tcmu_warn_message tcmu_info_message tcmu_dbg_message
 
 .PHONY: test-plugin check-plugin-symbols install-target

@@ -182,6 +182,9 @@ char *tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev);         /* malloc'd seria
 unsigned int tcmu_dev_get_opt_unmap_gran(struct tcmu_device *dev);
 void tcmu_dev_set_opt_unmap_gran(struct tcmu_device *dev, unsigned int len, bool split);
 void tcmu_dev_set_unmap_gran_align(struct tcmu_device *dev, unsigned int len);
+/* MODE SENSE caching page WCE as the core reports it (runner default: false) */
+void tcmu_dev_set_write_cache_enabled(struct tcmu_device *dev, bool enabled);
+bool tcmu_dev_get_write_cache_enabled(struct tcmu_device *dev);
 
 void tcmu_crit_message(struct tcmu_device *dev, const char *funcname, int linenr,
 		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));

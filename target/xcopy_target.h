@@ -169,6 +169,17 @@ bool xt_fault_active(const struct xcm_lu *lu);
  */
 int xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len);
 
+/* ------------------------------------------------------------------------ */
+/* Block command field checks the runner's core does not make (sbc_check.c)   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * TCMU_STS_NOT_HANDLED if the CDB may go on to the core; else
+ * TCMU_STS_PASSTHROUGH_ERR with fixed sense (ILLEGAL REQUEST, INVALID FIELD
+ * IN CDB, field pointer) written to sense[0..cap).
+ */
+int xt_sbc_check(const uint8_t *cdb, uint8_t *sense, size_t cap);
+
 /* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
 void xt_stats_write(struct xcm_lu *lu);
 

@@ -88,6 +88,18 @@ tcmu_dev_set_unmap_gran_align(struct tcmu_device *dev, unsigned int len)
 	dev->unmap_gran_align = len;
 }
 
+void
+tcmu_dev_set_write_cache_enabled(struct tcmu_device *dev, bool enabled)
+{
+	dev->write_cache = enabled;
+}
+
+bool
+tcmu_dev_get_write_cache_enabled(struct tcmu_device *dev)
+{
+	return dev->write_cache;
+}
+
 static void
 log_msg(const char *lvl, struct tcmu_device *dev, const char *fn, const char *fmt, va_list ap)
 {

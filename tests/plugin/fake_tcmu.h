@@ -14,6 +14,7 @@ struct tcmu_device {
 	uint64_t num_lbas;
 	unsigned int opt_unmap_gran;
 	unsigned int unmap_gran_align;
+	bool write_cache;            /* tcmu_dev_set_write_cache_enabled */
 	void *hm_priv;
 };
 

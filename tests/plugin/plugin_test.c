@@ -1001,6 +1001,162 @@ test_faults(void)
 	}
 }
 
+/* ------------------------------------------------------------------------ */
+/* block command field checks (target/sbc_check.c) and the write cache       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * cdb[0] = op, cdb[1] = b1 on a CDB of len bytes. Returns the handler's
+ * status; sense gets the sense buffer.
+ */
+static int
+sbc_cmd(struct tcmu_device *d, uint8_t op, uint8_t b1, size_t len, uint8_t *sense)
+{
+	uint8_t cdb[16], buf[1024];
+
+	memset(cdb, 0, sizeof(cdb));
+	memset(buf, 0, sizeof(buf));
+	cdb[0] = op;
+	cdb[1] = b1;
+	if (len == 16) {
+		cdb[13] = 1;   /* one block (READ/WRITE(16), WRITE SAME(16), CAW) */
+	} else {
+		cdb[len == 12 ? 9 : 8] = 1;
+	}
+	return run_cmd(d, cdb, buf, BS, sense);
+}
+
+/* Fixed sense 70h, ILLEGAL REQUEST 24/00, SKSV | C/D | BPV, bit, field byte 1. */
+static bool
+is_invalid_cdb_bit(const uint8_t *s, uint8_t bit)
+{
+	static const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0,
+					  0x24, 0x00, 0, 0xC8, 0x00, 0x01 };
+	uint8_t w[18];
+
+	memcpy(w, want, sizeof(w));
+	w[15] |= bit;
+	if (memcmp(s, w, sizeof(w)) != 0) {
+		fprintf(stderr, "  sense %02x %02x .. %02x/%02x sks %02x %02x %02x (want bit %u)\n",
+			s[0], s[2], s[12], s[13], s[15], s[16], s[17], bit);
+		return false;
+	}
+	return true;
+}
+
+static void
+test_sbc_checks(void)
+{
+	/* opcode, CDB length, FUA checked */
+	static const struct {
+		uint8_t op;
+		uint8_t len;
+		bool fua;
+	} rw[] = {
+		{ 0x28, 10, true }, { 0xA8, 12, true }, { 0x88, 16, true },   /* READ */
+		{ 0x2A, 10, true }, { 0xAA, 12, true }, { 0x8A, 16, true },   /* WRITE */
+		{ 0x89, 16, true },                                          /* COMPARE AND WRITE */
+		{ 0x2E, 10, false }, { 0x8E, 16, false },                    /* WRITE AND VERIFY */
+		{ 0x41, 10, false }, { 0x93, 16, false },                    /* WRITE SAME */
+	};
+	struct tcmu_device *lus[] = { &g_a, &g_c };   /* engine and xcopy=core LUs alike */
+	uint8_t sense[96];
+	size_t i, j;
+	uint8_t p;
+
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+			/* every RDPROTECT / WRPROTECT value 1..7: pointer at the field's MSB */
+			for (p = 1; p < 8; p++) {
+				CHECK(sbc_cmd(lus[j], rw[i].op, (uint8_t)(p << 5), rw[i].len, sense) ==
+				      TCMU_STS_PASSTHROUGH_ERR);
+				CHECK(is_invalid_cdb_bit(sense, 7));
+			}
+			/* protect is reported before DPO / ANCHOR */
+			CHECK(sbc_cmd(lus[j], rw[i].op, 0x20 | 0x10, rw[i].len, sense) ==
+			      TCMU_STS_PASSTHROUGH_ERR);
+			CHECK(is_invalid_cdb_bit(sense, 7));
+			if (rw[i].op == 0x41 || rw[i].op == 0x93) {
+				continue;
+			}
+			/* DPO, then FUA (DPOFUA = 0 in MODE SENSE) */
+			CHECK(sbc_cmd(lus[j], rw[i].op, 0x10, rw[i].len, sense) ==
+			      TCMU_STS_PASSTHROUGH_ERR);
+			CHECK(is_invalid_cdb_bit(sense, 4));
+			CHECK(sbc_cmd(lus[j], rw[i].op, 0x18, rw[i].len, sense) ==
+			      TCMU_STS_PASSTHROUGH_ERR);
+			CHECK(is_invalid_cdb_bit(sense, 4));
+			if (rw[i].fua) {
+				CHECK(sbc_cmd(lus[j], rw[i].op, 0x08, rw[i].len, sense) ==
+				      TCMU_STS_PASSTHROUGH_ERR);
+				CHECK(is_invalid_cdb_bit(sense, 3));
+			} else {
+				/* WRITE AND VERIFY byte 1 bit 3 is not FUA */
+				CHECK(sbc_cmd(lus[j], rw[i].op, 0x08, rw[i].len, sense) ==
+				      TCMU_STS_NOT_HANDLED);
+			}
+			/* clean CDB, and FUA_NV (bit 1, may be ignored): the core's */
+			CHECK(sbc_cmd(lus[j], rw[i].op, 0x00, rw[i].len, sense) ==
+			      TCMU_STS_NOT_HANDLED);
+			CHECK(sbc_cmd(lus[j], rw[i].op, 0x02, rw[i].len, sense) ==
+			      TCMU_STS_NOT_HANDLED);
+		}
+	}
+	/* WRITE SAME: ANCHOR with or without UNMAP, PBDATA, LBDATA; NDOB in (16) only */
+	for (i = 0; i < 2; i++) {
+		uint8_t op = i == 0 ? 0x41 : 0x93, len = i == 0 ? 10 : 16;
+
+		CHECK(sbc_cmd(&g_a, op, 0x10, len, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(is_invalid_cdb_bit(sense, 4));
+		CHECK(sbc_cmd(&g_a, op, 0x18, len, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(is_invalid_cdb_bit(sense, 4));
+		CHECK(sbc_cmd(&g_a, op, 0x04, len, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(is_invalid_cdb_bit(sense, 2));
+		CHECK(sbc_cmd(&g_a, op, 0x02, len, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(is_invalid_cdb_bit(sense, 1));
+		CHECK(sbc_cmd(&g_a, op, 0x08, len, sense) == TCMU_STS_NOT_HANDLED);   /* UNMAP */
+		CHECK(sbc_cmd(&g_a, op, 0x00, len, sense) == TCMU_STS_NOT_HANDLED);
+	}
+	CHECK(sbc_cmd(&g_a, 0x93, 0x01, 16, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(is_invalid_cdb_bit(sense, 0));
+	CHECK(sbc_cmd(&g_a, 0x41, 0x01, 10, sense) == TCMU_STS_NOT_HANDLED);
+	/*
+	 * Commands the core does not execute keep its INVALID COMMAND OPERATION
+	 * CODE: VERIFY(10/16) VRPROTECT, WRITE AND VERIFY(12); READ(6) has no such
+	 * fields.
+	 */
+	CHECK(sbc_cmd(&g_a, 0x2F, 0xF0, 10, sense) == TCMU_STS_NOT_HANDLED);
+	CHECK(sbc_cmd(&g_a, 0x8F, 0xF0, 16, sense) == TCMU_STS_NOT_HANDLED);
+	CHECK(sbc_cmd(&g_a, 0xAE, 0xF0, 12, sense) == TCMU_STS_NOT_HANDLED);
+	CHECK(sbc_cmd(&g_a, 0x08, 0xFF, 6, sense) == TCMU_STS_NOT_HANDLED);
+}
+
+/* WCE = 1 from open; emulate_write_cache = 0 (reconfig) turns it off, writes stay good. */
+static void
+test_write_cache(void)
+{
+	struct tcmulib_cfg_info cfg;
+	uint8_t w[BS], r[BS];
+	struct iovec iov = { w, sizeof(w) };
+	struct tcmur_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	CHECK(g_a.write_cache && g_b.write_cache && g_c.write_cache);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.type = TCMULIB_CFG_WRITE_CACHE;
+	cfg.data.write_cache = false;
+	CHECK(g_handler->reconfig(&g_a, &cfg) == 0);
+	CHECK(!g_a.write_cache);
+	memset(w, 0x6B, sizeof(w));
+	CHECK(g_handler->write(&g_a, &cmd, &iov, 1, sizeof(w), 4096 * 200) == TCMU_STS_OK);
+	iov.iov_base = r;
+	CHECK(g_handler->read(&g_a, &cmd, &iov, 1, sizeof(r), 4096 * 200) == TCMU_STS_OK);
+	CHECK(memcmp(r, w, sizeof(r)) == 0);
+	cfg.data.write_cache = true;
+	CHECK(g_handler->reconfig(&g_a, &cfg) == 0);
+	CHECK(g_a.write_cache);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1064,6 +1220,8 @@ main(int argc, char **argv)
 	test_access_rule();
 	test_rcr();
 	test_paths();
+	test_sbc_checks();
+	test_write_cache();
 	test_faults();
 
 	g_handler->close(&g_c);
