@@ -19,6 +19,9 @@
  *              what a filling disk does
  *   shortok:N  the Nth pwrite writes only the first half; the copy must go
  *              on and finish (tests the short-write loop)
+ *   delay:MS   every pread and pwrite sleeps MS milliseconds first, until
+ *              disarmed (`off`): keeps a copy in flight, e.g. to kill the
+ *              daemon in the middle of one
  *
  * While a fault is armed on the source or the destination, copies between
  * them use the pread/pwrite loop (no clone, no copy_file_range), so the
@@ -57,6 +60,7 @@ static const char *const g_kind_names[] = {
 	[XT_FAULT_ENOSPC] = "enospc",
 	[XT_FAULT_SHORT] = "short",
 	[XT_FAULT_SHORTOK] = "shortok",
+	[XT_FAULT_DELAY] = "delay",
 };
 
 const char *
@@ -80,14 +84,14 @@ xt_fault_parse(const char *val, struct xt_fault_spec *out, char *why, size_t why
 	}
 	colon = strchr(val, ':');
 	klen = colon != NULL ? (size_t)(colon - val) : 0;
-	for (k = XT_FAULT_READ; colon != NULL && k <= XT_FAULT_SHORTOK; k++) {
+	for (k = XT_FAULT_READ; colon != NULL && k <= XT_FAULT_DELAY; k++) {
 		if (strlen(g_kind_names[k]) == klen && strncmp(val, g_kind_names[k], klen) == 0) {
 			break;
 		}
 	}
-	if (colon == NULL || k > XT_FAULT_SHORTOK) {
+	if (colon == NULL || k > XT_FAULT_DELAY) {
 		snprintf(why, whylen, "fault=%s: expected KIND:N with KIND read, write, enospc, "
-			 "short or shortok, or off", val);
+			 "short, shortok or delay, or off", val);
 		return -EINVAL;
 	}
 	errno = 0;
@@ -261,6 +265,12 @@ xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
 	s = slot_of(lu);
 	if (s == NULL || !slot_armed(s)) {
 		pthread_mutex_unlock(&g_fault_lock);
+		return 0;
+	}
+	if (s->spec.kind == XT_FAULT_DELAY) {
+		nth = s->spec.nth;
+		pthread_mutex_unlock(&g_fault_lock);
+		usleep((useconds_t)(nth > 60000 ? 60000 : nth) * 1000);
 		return 0;
 	}
 	if (write && s->enospc_next) {

@@ -37,11 +37,12 @@ enum xt_fault_kind {
 	XT_FAULT_ENOSPC,    /* ENOSPC on the Nth write */
 	XT_FAULT_SHORT,     /* the Nth write is short, the next one ENOSPC */
 	XT_FAULT_SHORTOK,   /* the Nth write is short, the loop completes it */
+	XT_FAULT_DELAY,     /* every read and write sleeps N ms (until off) */
 };
 
 struct xt_fault_spec {
 	enum xt_fault_kind kind;
-	uint32_t nth;       /* >= 1 */
+	uint32_t nth;       /* >= 1 (DELAY: milliseconds) */
 };
 
 struct xt_cfg {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_tcmu.h"
@@ -965,6 +966,23 @@ test_faults(void)
 	put_file("stats/lu_b.fault", "off\n");
 	list_one(SER_A, SER_B, 8, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	/* delay:MS slows every backend call down (and forces pread/pwrite) until off */
+	{
+		uint64_t rw0 = stat_of("lu_a", "rw_bytes");
+		struct timespec t0, t1;
+
+		put_file("stats/lu_b.fault", "delay:20\n");
+		list_one(SER_A, SER_B, 256, 100, 200, XCM_LIST_ID_NONE, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		CHECK((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 >= 20);
+		CHECK(stat_of("lu_a", "rw_bytes") == rw0 + 256 * BS);
+		CHECK(same_bytes("b.img", 200 * BS, "a.img", 100 * BS, 256 * BS));
+		put_file("stats/lu_b.fault", "off\n");
+		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+		CHECK(stat_of("lu_a", "rw_bytes") == rw0 + 256 * BS);
+	}
 	/* a bad control file is ignored (logged) and consumed */
 	put_file("stats/lu_b.fault", "write:0\n");
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
