@@ -82,6 +82,7 @@ include $(TOP)/engine/engine.mk
 -include $(TOP)/host/host.mk
 include $(TOP)/tests/tests.mk
 -include $(TOP)/tests/lab/lab.mk
+-include $(TOP)/tests/bench/bench.mk
 ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
 TEST_TARGETS += test-lab
 endif

@@ -1,0 +1,31 @@
+# tests/bench/bench.mk: `make bench` — copy benchmarks in the lab VM.
+# Included by the top-level Makefile (after host/ and the lab fragments).
+#
+#   make bench        build, boot the lab once, run every row, write
+#                     $(BUILD)/bench/bench.md and $(BUILD)/bench/bench.csv
+#
+# Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
+# BENCH_TIMEOUT (s, default 1140), BENCH_PROFILE=0 (skip the perf profile),
+# BENCH_RUN_OPTS (extra tests/lab/run options). Not part of `make test`.
+
+BENCH_DIR := $(TOP)/tests/bench
+XCBENCH := $(BUILD)/bench/xcbench
+BENCH_SIZES ?= 64M 1G
+BENCH_MEM ?= 5G
+BENCH_TIMEOUT ?= 1140
+BENCH_PROFILE ?= 1
+BENCH_RUN_OPTS ?=
+
+$(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
+$(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(LIBXCOPY_A)
+	$(call msg,LD,bench/$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^ $(HOST_LIBS)
+
+.PHONY: bench bench-tools
+bench-tools: $(XCBENCH) $(ALL_TARGETS)
+
+bench: bench-tools
+	$(Q)BUILD=$(BUILD) BENCH_SIZES="$(BENCH_SIZES)" BENCH_MEM=$(BENCH_MEM) \
+		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
+		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Render the lab's raw benchmark files into bench.md and bench.csv.
+
+usage: render.py RAW_DIR OUT_DIR
+
+RAW_DIR holds what tests/bench/guest.sh wrote (rows.csv, latency.csv,
+extents.txt, guest.txt, profile-*.txt); OUT_DIR holds host.txt from
+tests/bench/run. Ratios are "times faster than LIO fileio's XCOPY" for the
+same size and scope, on copy + sync time.
+"""
+import csv
+import math
+import os
+import sys
+
+GOAL_REFLINK = 50.0
+GOAL_NONREFLINK = 3.0
+GOAL_LINK_PCT = 0.1
+GOAL_P99_MS = 50.0
+
+LABELS = {
+    "clone": "user:xcopy, reflink XFS (clone)",
+    "cfr": "user:xcopy, XFS no reflink (copy_file_range)",
+    "rw": "user:xcopy, read/write forced (clone=never&cfr=never)",
+    "lio": "LIO fileio, in-kernel XCOPY",
+    "core": "tcmu-runner core XCOPY over user:xcopy read/write",
+    "host": "host read/write copy (xcp --no-offload)",
+}
+ORDER = ["clone", "cfr", "rw", "lio", "core", "host"]
+
+
+def kv(path):
+    d = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                if "=" in line and " " not in line.split("=", 1)[0]:
+                    k, v = line.split("=", 1)
+                else:
+                    k, _, v = line.partition(" ")
+                d[k] = v
+    return d
+
+
+def size_bytes(s):
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(s[:-1]) * mult[s[-1].upper()] if s[-1].upper() in mult else int(s)
+
+
+def human(b):
+    b = float(b)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(b) < 1024 or unit == "GiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return str(b)
+
+
+def main():
+    raw, out = sys.argv[1], sys.argv[2]
+    host = kv(os.path.join(out, "host.txt"))
+    guest = kv(os.path.join(raw, "guest.txt"))
+    with open(os.path.join(raw, "rows.csv")) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["total_s"] = float(r["wall_s"]) + float(r["sync_s"])
+        r["bytes"] = size_bytes(r["size"])
+    lio = {(r["size"], r["scope"]): r["total_s"] for r in rows if r["path"] == "lio"}
+    for r in rows:
+        ref = lio.get((r["size"], r["scope"]))
+        r["x_lio"] = ref / r["total_s"] if ref and r["total_s"] > 0 else float("nan")
+        r["link_pct"] = 100.0 * int(r["link_B"]) / r["bytes"]
+        r["mib_s"] = r["bytes"] / 1048576 / r["total_s"] if r["total_s"] > 0 else 0
+
+    sizes = sorted({r["size"] for r in rows}, key=size_bytes)
+    rows.sort(key=lambda r: (size_bytes(r["size"]), r["scope"] != "cross",
+                             ORDER.index(r["path"]) if r["path"] in ORDER else 99))
+
+    # ---- CSV ----------------------------------------------------------------
+    cols = ["size", "scope", "path", "backstore", "cfg", "wall_s", "sync_s", "total_s",
+            "x_lio", "backend_read_B", "backend_write_B", "clone_B", "cfr_B", "rw_B",
+            "link_B", "link_pct", "lun_data_MiB", "xcopy_cmds", "xcopy_segments",
+            "other_cmds", "target_cmds", "offloaded_B", "fallback_B", "verified"]
+    with open(os.path.join(out, "bench.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([f"{r[c]:.3f}" if isinstance(r[c], float) else r[c] for c in cols])
+
+    # ---- Markdown -----------------------------------------------------------
+    md = []
+    md.append(f"Run {host.get('date', '?')} on {host.get('host_cpu', '?')} "
+              f"({host.get('host_cpus', '?')} CPUs, {host.get('host_mem_gib', '?')} GiB, "
+              f"host kernel {host.get('host_kernel', '?')}); lab guest: QEMU TCG, "
+              f"{guest.get('cpus', '?')} vCPUs, {host.get('guest_mem', '?')} RAM, kernel "
+              f"{guest.get('kernel', '?')}. Load average before/after: "
+              f"{host.get('load_before', '?')} / {host.get('load_after', '?')} "
+              f"(other lab VMs share the host). Commit {host.get('commit', '?')}; "
+              f"whole run {host.get('total_s', '?')} s. Reproduce: `{host.get('command', 'make bench')}`.")
+    md.append("")
+    md.append("Time = copy command(s) + `sync` of the store; ×LIO = LIO fileio time / this time "
+              "(same size and scope). Backend = loop device of the store (/proc/diskstats). "
+              "Link = every byte on the initiator's iSCSI link (loopback interface: data, "
+              "PDU and TCP/IP headers, logins). Cmds = EXTENDED COPY commands / all commands "
+              "the target's LUNs received (LIO `in_cmds`, includes login and discovery).")
+    md.append("")
+    md.append("| size | scope | path | time s (copy+sync) | MiB/s | ×LIO | backend read | backend written "
+              "| link bytes (% of copy) | XCOPY / all cmds | verified |")
+    md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        x = "—" if r["path"] == "lio" or math.isnan(r["x_lio"]) else f"{r['x_lio']:.1f}×"
+        md.append(
+            f"| {r['size']} | {r['scope']} | {LABELS.get(r['path'], r['path'])} "
+            f"| {r['total_s']:.2f} ({float(r['wall_s']):.2f}+{float(r['sync_s']):.2f}) "
+            f"| {r['mib_s']:.0f} | {x} | {human(r['backend_read_B'])} "
+            f"| {human(r['backend_write_B'])} | {human(r['link_B'])} ({r['link_pct']:.3f} %) "
+            f"| {r['xcopy_cmds']} / {r['target_cmds']} | {r['verified']} |")
+    md.append("")
+    md.append("The core XCOPY row is within one LU only: tcmu-runner 1.5.4 refuses cross-LU copies "
+              "(CVE-2021-3139 fix) and takes one segment of at most 16 MiB per command with LIST ID "
+              "USAGE 11b; libxcopy reads those limits from RECEIVE COPY RESULTS and sends one "
+              "16 MiB command after another.")
+
+    # ---- latency --------------------------------------------------------------
+    lat = []
+    p = os.path.join(raw, "latency.csv")
+    if os.path.exists(p):
+        with open(p) as f:
+            lat = list(csv.DictReader(f))
+    if lat:
+        md.append("")
+        md.append("Read latency on the LU receiving a copy (4 KiB O_DIRECT reads via tcm_loop, "
+                  "one scheduled every 10 ms, latency from the scheduled time):")
+        md.append("")
+        md.append("| path | copy | copy s | idle p50 / p99 ms | during copy: samples | p50 ms | p99 ms | max ms |")
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|")
+        for r in lat:
+            md.append(f"| {LABELS.get(r['path'], r['path'])} | {human(r['size'])} A→B "
+                      f"| {float(r['copy_s']):.2f} | {r['p50_before_ms']} / {r['p99_before_ms']} "
+                      f"| {r['samples_during']} | {r['p50_ms']} | {r['p99_ms']} | {r['max_ms']} |")
+
+    # ---- extents ---------------------------------------------------------------
+    ext = kv(os.path.join(raw, "extents.txt"))
+    if ext:
+        n = int(ext.get("extents_fiemap", ext.get("extents_requested", "0")) or 0)
+        maxseg = int(ext.get("plan_max_seg", "0") or 0)
+        md.append("")
+        md.append(f"A file of {n} extents (XFS on a user:xcopy LU, 4 KiB extents): libxcopy sent "
+                  f"{ext.get('xcopy_cmds', '?')} EXTENDED COPY commands ({ext.get('segments', '?')} "
+                  f"segments, up to {maxseg} per command) where one command per extent (sg_xcopy, "
+                  f"ddpt) needs {n}; planning (FIEMAP of both files, pairing, packing) took "
+                  f"{ext.get('plan_plan_ms', '?')} ms; the whole copy {ext.get('copy_s', '?')} s, "
+                  f"verified: {ext.get('verified', '?')}.")
+
+    # ---- goals -----------------------------------------------------------------
+    big = sizes[-1] if sizes else None
+
+    def get(path, scope, size):
+        for r in rows:
+            if r["path"] == path and r["scope"] == scope and r["size"] == size:
+                return r
+        return None
+
+    md.append("")
+    md.append("Goals:")
+    md.append("")
+    if big:
+        for path, goal, name in (("clone", GOAL_REFLINK, "reflink copy"),
+                                 ("cfr", GOAL_NONREFLINK, "non-reflink copy (copy_file_range)"),
+                                 ("rw", GOAL_NONREFLINK, "non-reflink copy (read/write forced)")):
+            for scope in ("cross", "within"):
+                r = get(path, scope, big)
+                if r:
+                    ok = r["x_lio"] >= goal
+                    md.append(f"- {name} of {big}, {scope}-LU, ≥ {goal:g}× LIO: "
+                              f"{'**met**' if ok else '**not met**'} ({r['x_lio']:.1f}×)")
+        off = [r for r in rows if r["path"] not in ("host",) and int(r["xcopy_cmds"] or 0) > 0]
+        if off:
+            worst = max(off, key=lambda r: r["link_pct"])
+            ok = worst["link_pct"] <= GOAL_LINK_PCT
+            md.append(f"- initiator-link bytes ≤ {GOAL_LINK_PCT} % of the bytes copied, every offloaded row: "
+                      f"{'**met**' if ok else '**not met**'} (worst {worst['link_pct']:.4f} %: "
+                      f"{worst['size']} {worst['scope']} {worst['path']}, {worst['link_B']} bytes)")
+    if ext:
+        n = int(ext.get("extents_fiemap", "0") or 0)
+        maxseg = int(ext.get("plan_max_seg", "0") or 0)
+        cmds = int(ext.get("xcopy_cmds", "0") or 0)
+        if maxseg:
+            bound = math.ceil(n / maxseg)
+            md.append(f"- commands for the {n}-extent file ≤ ⌈{n} / {maxseg}⌉ = {bound}: "
+                      f"{'**met**' if cmds <= bound else '**not met**'} ({cmds})")
+    for r in lat:
+        ok = float(r["p99_ms"]) <= GOAL_P99_MS
+        md.append(f"- p99 read latency ≤ {GOAL_P99_MS:g} ms during the copy, "
+                  f"{LABELS.get(r['path'], r['path'])}: {'**met**' if ok else '**not met**'} "
+                  f"({r['p99_ms']} ms, max {r['max_ms']} ms)")
+
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    main()
