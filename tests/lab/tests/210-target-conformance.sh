@@ -2,9 +2,10 @@
 # handler_xcopy.so (user:xcopy) against libiscsi's conformance tool:
 # SCSI.ExtendedCopy and SCSI.ReceiveCopyResults over iSCSI and over tcm_loop
 # (/dev/sgN, SG_IO) must pass 8 of 8; the whole SCSI family is run over iSCSI
-# and its pass count recorded next to LIO fileio's (020) in
-# $LAB_RESULTS/target/user-xcopy/summary.tsv. LAB_TARGET_FULL=0 skips the
-# full family.
+# against user:xcopy and a LIO fileio LU in the same boot (results in
+# $LAB_RESULTS/target/{user-xcopy,lio-fileio}/): user:xcopy must pass >= 195
+# of 215, more than LIO fileio, and fail only the known tests listed below.
+# LAB_TARGET_FULL=0 skips the full family.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh
@@ -55,16 +56,64 @@ check_suite iscsi SCSI.ReceiveCopyResults "$url/1" 2
 check_suite sg SCSI.ExtendedCopy "$sg2" 6
 check_suite sg SCSI.ReceiveCopyResults "$sg3" 2
 
+# The whole SCSI family against user:xcopy and, in the same boot, against a
+# LIO fileio LU (kernel emulation, the reference): user:xcopy must pass at
+# least XT_FAMILY_MIN and more than LIO fileio, and every test it fails must
+# be one of the known failures below (reason printed); anything else fails.
+declare -A XT_KNOWN=(
+	[CompareAndWrite.Simple]="test bug: its 256-block case sends NUMBER OF LOGICAL BLOCKS 256 in a one-byte field (= 0, a no-op SBC says is not an error, GOOD) and expects 24/00; LIO fileio fails it too"
+	[CompareAndWrite.Miscompare]="same 256-block case as CompareAndWrite.Simple (expects 24/00 for a 0-block CAW); LIO fileio fails it too"
+	[Inquiry.AllocLength]="TCMU data-in length: libtcmu 1.5.4 never sets TCMU_UFLAG_READ_LEN, so the kernel returns the whole allocation length (511 vs 512 bytes differ in size)"
+	[Inquiry.BlockLimits]="TCMU data-in length (as Inquiry.AllocLength): 255 bytes arrive for a 64-byte VPD B0h page (page length 3Ch is right)"
+	[ReceiveCopyResults.CopyStatus]="list id 1 still held from ExtendedCopy.Simple: list ids are per LU (TCMU hides the I_T nexus, so no nexus loss discards them); passes on a fresh LU (checked above)"
+	[Reserve6.Logout]="kernel SPC-2 RESERVE emulation (TCMU and fileio alike): the reservation of the logged-out session is not always released before the next login; fails or passes from run to run on both targets"
+	[Reserve6.ITNexusLoss]="follows Reserve6.Logout's leftover reservation (kernel, both targets)"
+)
+XT_FAMILY_MIN=${XT_FAMILY_MIN:-195}
+
+# family_failures LOG : "Suite.Test" of every failed test
+family_failures() {
+	sed -n 's/^.*Suite \(.*\), Test \(.*\) had failures:.*$/\1.\2/p' "$1" | sort -u
+}
+
 if [ "${LAB_TARGET_FULL:-1}" = 1 ]; then
+	FOUT=$LAB_RESULTS/target/lio-fileio
+	mkdir -p "$FOUT"
+	rm -f "$FOUT"/*.txt "$FOUT/summary.tsv"
+	printf 'transport\tsuite\ttotal\tran\tpassed\tfailed\tseconds\n' >"$FOUT/summary.tsv"
 	x4=$(lab_user_create x4 xcopy "$W/x4.img" 128M)
 	url4=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:xcopy210f "$x4")
-	if r=$(xt_run_suite "$OUT" iscsi SCSI "$url4/0"); then
-		read -r total ran passed failed secs <<<"$r"
-		ref=$(awk -F'\t' '$1 == "iscsi" && $2 == "SCSI" { print $5 "/" $3 }' \
-			"$LAB_RESULTS/reference/lio-fileio/summary.tsv" 2>/dev/null || true)
-		lab_pass "SCSI family vs user:xcopy: $passed/$total passed, $failed failed (${secs} s; LIO fileio: ${ref:-not run})"
+	f0=$(lab_fileio_create f210 "$W/f0.img" 128M)
+	urlf=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:fileio210f "$f0")
+	xr=$(xt_run_suite "$OUT" iscsi SCSI "$url4/0" 2>/dev/null) || xr=
+	fr=$(xt_run_suite "$FOUT" iscsi SCSI "$urlf/0" 2>/dev/null) || fr=
+	if [ -z "$xr" ] || [ -z "$fr" ]; then
+		lab_fail "SCSI family produced no summary (user:xcopy: '${xr}', LIO fileio: '${fr}')"
 	else
-		lab_fail "SCSI family vs user:xcopy produced no summary"
+		read -r total _ xp xf xs <<<"$xr"
+		read -r _ _ fp ff fs <<<"$fr"
+		msg="SCSI family: user:xcopy $xp/$total (${xs} s), LIO fileio $fp/$total (${fs} s), same boot"
+		if [ "$xp" -ge "$XT_FAMILY_MIN" ] && [ "$xp" -gt "$fp" ]; then
+			lab_pass "$msg"
+		else
+			lab_fail "$msg: want >= $XT_FAMILY_MIN and more than LIO fileio"
+		fi
+		unknown=0
+		while read -r t; do
+			[ -n "$t" ] || continue
+			if [ -n "${XT_KNOWN[$t]:-}" ]; then
+				lab_msg "    known failure $t: ${XT_KNOWN[$t]}"
+			else
+				lab_msg "    UNKNOWN failure $t (see $OUT/iscsi-SCSI.txt)"
+				unknown=$((unknown + 1))
+			fi
+		done <<<"$(family_failures "$OUT/iscsi-SCSI.txt")"
+		if [ "$unknown" -eq 0 ]; then
+			lab_pass "user:xcopy fails only known tests ($xf, reasons above)"
+		else
+			lab_fail "user:xcopy fails $unknown test(s) not in the known list"
+		fi
+		lab_msg "    LIO fileio failed: $(family_failures "$FOUT/iscsi-SCSI.txt" | tr '\n' ' ')"
 	fi
 fi
 column -t -s $'\t' "$OUT/summary.tsv" 2>/dev/null || cat "$OUT/summary.tsv"
