@@ -30,6 +30,7 @@ SIZES=${BENCH_SIZES:-64M 1G}
 LAT_SIZE=${BENCH_LAT_SIZE:-}
 EXTENTS=${BENCH_EXTENTS:-10000}
 PROFILE=${BENCH_PROFILE:-1}
+LAT_MS=${BENCH_LAT_MS:-50}   # probe period: above the idle read latency under TCG
 STATS_DIR=${XCOPY_STATS_DIR:-/run/xcopy}
 HEADER=size,scope,path,backstore,cfg,wall_s,sync_s,backend_read_B,backend_write_B,clone_B,cfr_B,rw_B,link_B,lun_data_MiB,xcopy_cmds,xcopy_segments,other_cmds,target_cmds,offloaded_B,fallback_B,verified
 
@@ -94,7 +95,7 @@ rmstore() {
 drop_stores() { local n; for n in "${!STORE_DEV[@]}"; do rmstore "$n"; done; }
 
 # --- counters -----------------------------------------------------------------
-loop_io() { awk -v d="${1#/dev/}" '$3 == d { print $6 * 512, $10 * 512 }' /proc/diskstats; }
+loop_io() { awk -v d="${1#/dev/}" '$3 == d { printf "%.0f %.0f\n", $6 * 512, $10 * 512 }' /proc/diskstats; }
 lo_bytes() {
 	local l f
 	while IFS= read -r l; do
@@ -118,6 +119,7 @@ pstat() {   # LU KEY
 	while read -r k v; do [ "$k" = "$2" ] && { echo "$v"; return; }; done <"$STATS_DIR/$1.stats"
 	echo 0
 }
+cval() { awk -F= -v k="$2" '$1 == k { print $2 }' "$1"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 fresh() {   # drop every cache so the copy reads its source from the store
@@ -157,65 +159,107 @@ make_lus() {
 # verify SRCFILE SRCOFF DSTFILE DSTOFF LEN: 1 MiB out of every 16 (plus the last)
 verify() { "$XCB" verify "$@" >/dev/null 2>&1 && echo yes || echo NO; }
 
-# row SIZE SCOPE(cross|within) PATH KIND STORE CFG [XCP_OPTS...]
+# setup KIND STORE CFG: LUs A and B (see make_lus), exported together over
+# iSCSI (URL) and tcm_loop (SD_A, SD_B); the rows of one path share them.
+setup() {
+	make_lus "$@"
+	URL=$(lab_iscsi_export "iqn.2003-01.org.linux-iscsi.lab:bench$NLU" "$SO_A" "$SO_B")
+	{ read -r SD_A _; read -r SD_B _; } <<<"$(lab_loop_export "$SO_A" "$SO_B")"
+}
+
+sd_io() {   # bytes read + written on the tcm_loop disks of A and B
+	awk -v a="${SD_A#/dev/}" -v b="${SD_B#/dev/}" \
+		'$3 == a || $3 == b { t += ($6 + $10) * 512 } END { printf "%.0f\n", t }' /proc/diskstats
+}
+
+# row SIZE SCOPE(cross|within) PATH KIND STORE CFG [no-offload|dd]: one copy
+# of SIZE from A at 0 to B at 0 (cross) or to A at MAXB (within), on the LUs
+# of the last setup. no-offload: xcopy_dev_copy with XCOPY_NO_OFFLOAD over
+# iSCSI; dd: dd O_DIRECT between the tcm_loop disks (link = their diskstats).
 row() {
-	local size=$1 scope=$2 path=$3 kind=$4 store=$5 cfg=$6
-	shift 6
-	local S n dlun doff dfile url st t0 t1 t2 r0 w0 r1 w1 l0 l1 c0 m0 c1 m1 ok
-	local clone=0 cfr=0 rw=0 lu
+	local size=$1 scope=$2 path=$3 kind=$4 store=$5 cfg=$6 how=${7:-}
+	local S n dlun doff dfile st t0 t1 t2 tsync r0 w0 r1 w1 l0 l1 c0 m0 c1 m1 ok lu
+	local -A p0 p1
+	local k dsd
 	S=$(lab_size_bytes "$size")
 	n=$((S / 512))
 	if [ "$scope" = cross ]; then
-		dlun=1 doff=0 dfile=$W/$store/B.img
+		dlun=1 doff=0 dfile=$W/$store/B.img dsd=$SD_B
 	else
-		dlun=0 doff=$MAXB dfile=$W/$store/A.img
+		dlun=0 doff=$MAXB dfile=$W/$store/A.img dsd=$SD_A
 	fi
 	log "$path $scope $size"
 	# every row starts from an unallocated destination range
 	fallocate -p -o "$doff" -l "$S" "$dfile"
-	make_lus "$kind" "$store" "$cfg"
-	url=$(lab_iscsi_export "iqn.2003-01.org.linux-iscsi.lab:bench$NLU" "$SO_A" "$SO_B")
 	fresh
+	for k in clone_bytes cfr_bytes rw_bytes; do
+		p0[$k]=0
+		for lu in "$LU_A" "$LU_B"; do p0[$k]=$((p0[$k] + $(pstat "$lu" "$k"))); done
+	done
 	read -r r0 w0 <<<"$(loop_io "${STORE_DEV[$store]}")"
-	l0=$(lo_bytes)
+	if [ "$how" = dd ]; then l0=$(sd_io); else l0=$(lo_bytes); fi
 	read -r c0 m0 <<<"$(lun_stats)"
-	st=$W/xcp-$NLU.stats
+	st=$W/copy-$NLU-$size-$scope.stats
 	t0=$EPOCHREALTIME
-	if ! "$XCP" --stats "$@" --src-lba 0 --dst-lba $((doff / 512)) --blocks "$n" \
-		"$url/0" "$url/$dlun" >"$st" 2>"$W/xcp-$NLU.err"; then
-		log "xcp failed: $(tail -3 "$W/xcp-$NLU.err")"
+	if [ "$how" = dd ]; then
+		dd if="$SD_A" of="$dsd" bs=4M count=$((S >> 22)) seek=$((doff >> 22)) \
+			iflag=direct oflag=direct status=none 2>"$st.err" || log "dd failed: $(cat "$st.err")"
+		t1=$EPOCHREALTIME
+		printf 'xcopy_cmds=0\nsegments=0\nother_cmds=%d\noffloaded_B=0\nfallback_B=%d\n' \
+			$((2 * (S >> 22))) "$S" >"$st"
+	else
+		# xcbench copy logs in and discovers first; t1 = t0 + both + the copy
+		"$XCB" copy "$URL/0" 0 "$URL/$dlun" $((doff / 512)) "$n" ${how:+"$how"} >"$st" \
+			2>"$st.err" || log "copy failed: $(tail -3 "$st.err")"
+		t0=$(cval "$st" copy_t0)
+		t1=$(cval "$st" copy_t1)
 	fi
-	t1=$EPOCHREALTIME
+	tsync=$EPOCHREALTIME
 	sync
 	t2=$EPOCHREALTIME
 	read -r r1 w1 <<<"$(loop_io "${STORE_DEV[$store]}")"
-	l1=$(lo_bytes)
+	if [ "$how" = dd ]; then l1=$(sd_io); else l1=$(lo_bytes); fi
 	read -r c1 m1 <<<"$(lun_stats)"
-	if [ "$kind" = user ]; then
-		for lu in "$LU_A" "$LU_B"; do
-			clone=$((clone + $(pstat "$lu" clone_bytes)))
-			cfr=$((cfr + $(pstat "$lu" cfr_bytes)))
-			rw=$((rw + $(pstat "$lu" rw_bytes)))
-		done
-	fi
+	for k in clone_bytes cfr_bytes rw_bytes; do
+		p1[$k]=0
+		for lu in "$LU_A" "$LU_B"; do p1[$k]=$((p1[$k] + $(pstat "$lu" "$k"))); done
+	done
+	[ "$kind" = user ] || { p0[clone_bytes]=0 p0[cfr_bytes]=0 p0[rw_bytes]=0 p1=([clone_bytes]=0 [cfr_bytes]=0 [rw_bytes]=0); }
 	ok=$(verify "$W/$store/A.img" 0 "$dfile" "$doff" "$S")
 	printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' \
-		"$size" "$scope" "$path" "$kind" "${cfg#\?}" "$(secs "$t0" "$t1")" "$(secs "$t1" "$t2")" \
-		$((r1 - r0)) $((w1 - w0)) "$clone" "$cfr" "$rw" $((l1 - l0)) $((m1 - m0)) \
-		"$(awk '/^xcopy commands:/ { print $3 }' "$st")" \
-		"$(awk '/^xcopy commands:/ { gsub(/[(,]/, ""); print $(NF - 1) }' "$st")" \
-		"$(awk '/^other commands:/ { print $3 }' "$st")" $((c1 - c0)) \
-		"$(awk '/^bytes offloaded:/ { print $3 }' "$st")" \
-		"$(awk '/^bytes by fallback:/ { print $4 }' "$st")" "$ok" >>"$OUT/rows.csv"
+		"$size" "$scope" "$path${how:+-$how}" "$kind" "${cfg#\?}" "$(secs "$t0" "$t1")" \
+		"$(secs "$tsync" "$t2")" $((r1 - r0)) $((w1 - w0)) \
+		$((p1[clone_bytes] - p0[clone_bytes])) $((p1[cfr_bytes] - p0[cfr_bytes])) \
+		$((p1[rw_bytes] - p0[rw_bytes])) $((l1 - l0)) $((m1 - m0)) \
+		"$(cval "$st" xcopy_cmds)" "$(cval "$st" segments)" "$(cval "$st" other_cmds)" \
+		$((c1 - c0)) "$(cval "$st" offloaded_B)" "$(cval "$st" fallback_B)" "$ok" \
+		>>"$OUT/rows.csv"
 	tail -1 "$OUT/rows.csv" >&2
+}
+
+# path PATH KIND STORE CFG [HOW]: every size and scope of one path
+path() {
+	local p=$1 kind=$2 store=$3 cfg=$4 how=${5:-} s
+	setup "$kind" "$store" "$cfg"
+	for s in $SIZES; do
+		row "$s" cross "$p" "$kind" "$store" "$cfg" "$how"
+		[ "$p" = host ] || row "$s" within "$p" "$kind" "$store" "$cfg" "$how"
+	done
+	lab_teardown >/dev/null
+}
+# core: within one LU only (tcmu-runner refuses cross-LU copies)
+path_core() {
+	local s
+	setup user "$1" "?xcopy=core"
+	for s in $SIZES; do row "$s" within core user "$1" "?xcopy=core"; done
 	lab_teardown >/dev/null
 }
 
-# lat PATH KIND STORE CFG: 1 GiB (LAT_SIZE) copy A -> B over iSCSI while
-# xcbench probe reads 4 KiB O_DIRECT every 10 ms from B (the LU that
+# lat PATH KIND STORE CFG [profile]: 1 GiB (LAT_SIZE) copy A -> B over iSCSI
+# while xcbench probe reads 4 KiB O_DIRECT every LAT_MS ms from B (the LU that
 # receives the EXTENDED COPY) through tcm_loop.
 lat() {
-	local path=$1 kind=$2 store=$3 cfg=$4 S n url sdb ta tb pid perfpid=
+	local path=$1 kind=$2 store=$3 cfg=$4 S n url sdb ta tb pid st t_probe
 	local bef dur
 	S=$LAT_SIZE
 	n=$((S / 512))
@@ -226,36 +270,35 @@ lat() {
 	{ read -r _ _; read -r sdb _; } <<<"$(lab_loop_export "$SO_A" "$SO_B")"
 	fresh
 	rm -f "$W/stop"
-	"$XCB" probe "$sdb" "$S" 10 "$W/stop" 600 "$W/lat-$NLU.txt" &
+	"$XCB" probe "$sdb" "$S" "$LAT_MS" "$W/stop" 900 "$W/lat-$NLU.txt" &
 	pid=$!
-	sleep 3
+	t_probe=$EPOCHREALTIME
+	sleep 4
+	log "probe running"
+	st=$W/lat-copy-$NLU.stats
 	if [ "$PROFILE" = 1 ] && [ "${5:-}" = profile ]; then
-		perf record -a -g -F 250 -o "$W/perf-$path.data" >/dev/null 2>"$W/perf-$path.err" &
-		perfpid=$!
-		sleep 1
+		# perf starts the copy only once it records: the profile is the copy's
+		timeout 900 perf record -a -F 100 -o "$W/perf-$path.data" -- \
+			"$XCB" copy "$url/0" 0 "$url/1" 0 "$n" >"$st" 2>"$OUT/perf-$path.err" ||
+			log "copy failed: $(tail -3 "$OUT/perf-$path.err")"
+	else
+		"$XCB" copy "$url/0" 0 "$url/1" 0 "$n" >"$st" 2>&1 || log "copy failed: $(tail -3 "$st")"
 	fi
-	ta=$EPOCHREALTIME
-	"$XCP" --stats --src-lba 0 --dst-lba 0 --blocks "$n" "$url/0" "$url/1" \
-		>"$W/lat-xcp-$NLU.stats" 2>&1 || log "xcp failed: $(tail -3 "$W/lat-xcp-$NLU.stats")"
-	tb=$EPOCHREALTIME
-	if [ -n "$perfpid" ]; then
-		kill -INT "$perfpid"
-		wait "$perfpid" || true
-	fi
+	ta=$(cval "$st" copy_t0)
+	tb=$(cval "$st" copy_t1)
+	log "copy done, stopping the probe"
 	sleep 1
 	touch "$W/stop"
 	wait "$pid" || log "probe failed"
-	bef=$("$XCB" pct "$W/lat-$NLU.txt" 0 "$ta")
+	# idle: the 3 s before the copy tool (and perf) started
+	bef=$("$XCB" pct "$W/lat-$NLU.txt" "$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 1 }')" \
+		"$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 4 }')")
 	dur=$("$XCB" pct "$W/lat-$NLU.txt" "$ta" "$tb")
 	echo "$path,$kind,$S,$(secs "$ta" "$tb"),${bef// /,},${dur// /,}" >>"$OUT/latency.csv"
 	tail -1 "$OUT/latency.csv" >&2
-	if [ -n "$perfpid" ]; then
-		perf report -i "$W/perf-$path.data" --stdio --no-children --sort comm,dso,sym \
-			--percent-limit 1.5 -g none 2>/dev/null | grep -v '^$' | head -60 \
-			>"$OUT/profile-$path.txt" || true
-		perf report -i "$W/perf-$path.data" --stdio --no-children --comm tcmu-runner \
-			--sort sym -g caller,0.5,callee --percent-limit 3 2>/dev/null | grep -v '^$' |
-			head -120 >>"$OUT/profile-$path.txt" || true
+	if [ -f "$W/perf-$path.data" ]; then
+		perf report -i "$W/perf-$path.data" --stdio --sort comm,dso,sym --percent-limit 1 \
+			2>/dev/null | grep -v '^$' | head -70 >"$OUT/profile-$path.txt" || true
 	fi
 	sync
 	lab_teardown >/dev/null
@@ -273,9 +316,14 @@ extents() {
 	mkdir -p "$mnt"
 	mount "$sd" "$mnt"
 	ext=$("$XCB" frag "$mnt/src" "$EXTENTS")
+	# a written destination: libxcopy allocates a new one with
+	# FALLOC_FL_WRITE_ZEROES, which this 6.1 kernel lacks (it would fall back)
+	"$XCB" fill "$mnt/dst" 0 $((EXTENTS * 4096)) 9
 	sync
 	t0=$EPOCHREALTIME
-	"$XCP" --stats "$mnt/src" "$mnt/dst" >"$W/ext.stats" 2>&1 || log "xcp failed: $(tail -3 "$W/ext.stats")"
+	"$XCP" --stats -v "$mnt/src" "$mnt/dst" >"$W/ext.stats" 2>"$OUT/extents-xcp.log" ||
+		log "xcp failed: $(tail -3 "$OUT/extents-xcp.log")"
+	cp "$W/ext.stats" "$OUT/extents-xcp.stats"
 	t1=$EPOCHREALTIME
 	{
 		echo "extents_requested=$EXTENTS"
@@ -306,12 +354,7 @@ want() { [[ " ${BENCH_PHASES:-rows lat ext} " == *" $1 "* ]]; }
 say "reflink XFS store: user:xcopy clone path"
 mkstore rl 1
 fill_source rl
-if want rows; then
-	for s in $SIZES; do
-		row "$s" cross clone user rl ""
-		row "$s" within clone user rl ""
-	done
-fi
+want rows && path clone user rl ""
 want lat && lat clone user rl ""
 rmstore rl
 
@@ -319,21 +362,15 @@ say "XFS store without reflink"
 mkstore nr 0
 fill_source nr
 if want rows; then
-	for s in $SIZES; do
-		row "$s" cross lio fileio nr ""
-		row "$s" within lio fileio nr ""
-		row "$s" cross cfr user nr ""
-		row "$s" within cfr user nr ""
-		row "$s" cross rw user nr "?clone=never&cfr=never"
-		row "$s" within rw user nr "?clone=never&cfr=never"
-		row "$s" within core user nr "?xcopy=core"
-		row "$s" cross host fileio nr "" no-offload
-	done
+	path lio fileio nr ""
+	path cfr user nr ""
+	path rw user nr "?clone=never&cfr=never"
+	path_core nr
+	path host fileio nr "" dd
 fi
 if want lat; then
-	lat lio fileio nr "" profile
+	lat lio fileio nr ""
 	lat cfr user nr "" profile
-	lat rw user nr "?clone=never&cfr=never"
 fi
 want ext && extents nr
 rmstore nr

@@ -25,9 +25,10 @@ LABELS = {
     "rw": "user:xcopy, read/write forced (clone=never&cfr=never)",
     "lio": "LIO fileio, in-kernel XCOPY",
     "core": "tcmu-runner core XCOPY over user:xcopy read/write",
-    "host": "host read/write copy (xcp --no-offload)",
+    "host-dd": "host read/write copy (dd O_DIRECT, tcm_loop)",
+    "host-no-offload": "host read/write copy (libxcopy no-offload, iSCSI)",
 }
-ORDER = ["clone", "cfr", "rw", "lio", "core", "host"]
+ORDER = ["clone", "cfr", "rw", "lio", "core", "host-dd", "host-no-offload"]
 
 
 def kv(path):
@@ -178,7 +179,7 @@ def main():
                     ok = r["x_lio"] >= goal
                     md.append(f"- {name} of {big}, {scope}-LU, ≥ {goal:g}× LIO: "
                               f"{'**met**' if ok else '**not met**'} ({r['x_lio']:.1f}×)")
-        off = [r for r in rows if r["path"] not in ("host",) and int(r["xcopy_cmds"] or 0) > 0]
+        off = [r for r in rows if not r["path"].startswith("host") and int(r["xcopy_cmds"] or 0) > 0]
         if off:
             worst = max(off, key=lambda r: r["link_pct"])
             ok = worst["link_pct"] <= GOAL_LINK_PCT

@@ -491,6 +491,7 @@ cmd_copy(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "xcbench copy: %s\n", strerror(-rc));
 	}
+	printf("copy_t0=%.6f\ncopy_t1=%.6f\n", t1, t2);
 	printf("open_s=%.3f\ncopy_s=%.3f\noffloaded_B=%" PRIu64 "\nfallback_B=%" PRIu64
 	       "\nxcopy_cmds=%" PRIu64 "\nxcopy_failed=%" PRIu64 "\nsegments=%" PRIu64
 	       "\nother_cmds=%" PRIu64 "\n",
