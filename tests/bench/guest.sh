@@ -55,6 +55,7 @@ say() { printf '== %s\n' "$*" >&2; }
 	awk '/^MemTotal/ { printf "mem_kib %s\n", $2 }' /proc/meminfo
 	awk -F': ' '/^model name/ { print "cpu " $2; exit }' /proc/cpuinfo
 	echo "sizes $SIZES"
+	echo "lat_ms $LAT_MS"
 	tcmu-runner --version 2>/dev/null | head -1 | sed 's/^/tcmu_runner /' || true
 } >"$OUT/guest.txt"
 
@@ -365,7 +366,6 @@ if want rows; then
 	path lio fileio nr ""
 	path cfr user nr ""
 	path rw user nr "?clone=never&cfr=never"
-	path_core nr
 	path host fileio nr "" dd
 fi
 if want lat; then
@@ -373,5 +373,15 @@ if want lat; then
 	lat cfr user nr "" profile
 fi
 want ext && extents nr
+# last: tcmu-runner's core XCOPY has killed the daemon (double free) in a
+# 1 GiB run; nothing may depend on tcmu-runner after it
+if want rows; then
+	path_core nr || true
+	if ! kill -0 "$LAB_TCMU_PID" 2>/dev/null; then
+		echo "tcmu_runner_died_in_core_xcopy yes" >>"$OUT/guest.txt"
+		tail -3 "$LAB_RUN_DIR/tcmu/stdout.log" | sed 's/^/tcmu_stdout /' >>"$OUT/guest.txt" || true
+		log "tcmu-runner died during the core XCOPY rows"
+	fi
+fi
 rmstore nr
 log "done"

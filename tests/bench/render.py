@@ -135,7 +135,8 @@ def main():
     if lat:
         md.append("")
         md.append("Read latency on the LU receiving a copy (4 KiB O_DIRECT reads via tcm_loop, "
-                  "one scheduled every 10 ms, latency from the scheduled time):")
+                  f"one scheduled every {guest.get('lat_ms', '50')} ms, latency from the scheduled "
+                  "time; idle = the 3 s before the copy):")
         md.append("")
         md.append("| path | copy | copy s | idle p50 / p99 ms | during copy: samples | p50 ms | p99 ms | max ms |")
         md.append("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -199,6 +200,24 @@ def main():
         md.append(f"- p99 read latency ≤ {GOAL_P99_MS:g} ms during the copy, "
                   f"{LABELS.get(r['path'], r['path'])}: {'**met**' if ok else '**not met**'} "
                   f"({r['p99_ms']} ms, max {r['max_ms']} ms)")
+
+    if guest.get("tcmu_runner_died_in_core_xcopy"):
+        md.append("")
+        md.append("**tcmu-runner died during the core XCOPY rows** (its stderr: `"
+                  + guest.get("tcmu_stdout", "?").strip() + "`); a core row that is not "
+                  "verified stopped there.")
+    prof = os.path.join(raw, "profile-cfr.txt")
+    if os.path.exists(prof):
+        with open(prof) as f:
+            lines = [l.rstrip() for l in f if l.strip() and not l.startswith("#")]
+        if lines:
+            md.append("")
+            md.append("Profile of the user:xcopy copy_file_range latency copy "
+                      "(`perf record -a`, software clock, top entries: overhead, command, object, symbol):")
+            md.append("")
+            md.append("```")
+            md.extend(lines[:15])
+            md.append("```")
 
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
