@@ -81,6 +81,8 @@ include $(TOP)/engine/engine.mk
 -include $(TOP)/target/target.mk
 -include $(TOP)/host/host.mk
 include $(TOP)/tests/tests.mk
+# Lab tests run the plugin, libxcopy and xcp: build everything first.
+LAB_DEPS += $(ALL_TARGETS)
 -include $(TOP)/tests/lab/lab.mk
 -include $(TOP)/tests/bench/bench.mk
 ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
