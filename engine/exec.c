@@ -6,7 +6,9 @@
  * counts, limits and ranges for every segment, so that nothing moves when
  * the list cannot complete for a reason known up front (digest 10.7 step 8).
  * Phase B copies the segments in order (digest 10.6) and reports the first
- * failing sub-I/O as COPY ABORTED 0D/01 with its sense forwarded.
+ * failing sub-I/O as COPY ABORTED 0D/01 with its sense forwarded. Each
+ * segment moves in chunks of at most opts->chunk_len bytes, and a command
+ * with a deadline stops between chunks before it (COPY ABORTED 2E/02).
  *
  * The engine never touches the OS: everything goes through the backend ops.
  */
@@ -61,6 +63,9 @@ struct exec_ctx {
 	void *ctx;
 	struct xcm_lu *self;
 	struct res_cache cache;
+	uint64_t deadline;      /* ops->now_ms() time; 0: none */
+	uint64_t chunk;         /* bytes per ops->copy() call */
+	uint64_t worst_ms;      /* slowest chunk of this command so far */
 };
 
 /*
@@ -297,17 +302,112 @@ set_io_error(struct xcm_err *err, uint32_t i, int rc, const struct xcm_io_err *i
 	err->fwd_len = len;
 }
 
+bool
+xcm_deadline_reached(const struct xcm_backend_ops *ops, void *ctx, uint64_t deadline_ms,
+		     uint64_t need_ms)
+{
+	uint64_t now;
+
+	if (deadline_ms == 0 || ops == NULL || ops->now_ms == NULL) {
+		return false;
+	}
+	now = ops->now_ms(ctx);
+	return now >= deadline_ms || need_ms > deadline_ms - now;
+}
+
+uint64_t
+xcm_deadline_for_timeout(uint64_t start_ms, uint32_t timeout_s)
+{
+	uint64_t t = (uint64_t)timeout_s * 1000, reserve = t / 5, floor = t / 2;
+
+	if (timeout_s == 0) {
+		return 0;
+	}
+	if (floor > 1000) {
+		floor = 1000;
+	}
+	if (reserve < floor) {
+		reserve = floor;
+	}
+	if (reserve > 5000) {
+		reserve = 5000;
+	}
+	/* reserve <= t / 2, so the deadline is > start_ms: never 0 ("none") */
+	return start_ms + (t - reserve);
+}
+
+static uint64_t
+clock_ms(const struct exec_ctx *x)
+{
+	return x->deadline != 0 && x->ops->now_ms != NULL ? x->ops->now_ms(x->ctx) : 0;
+}
+
+/*
+ * Phase B for one planned segment: move it in chunks. A same-LU copy whose
+ * destination starts inside its source (dst > src, overlapping) goes last
+ * chunk first, so no chunk overwrites source bytes a later one still reads
+ * (memmove semantics across chunks; each chunk is memmove'd by the backend).
+ * Before each chunk the deadline is checked: a chunk is started only if the
+ * slowest chunk so far would still end before it.
+ */
+static enum xcm_status
+copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec_result *res,
+	     struct xcm_err *err)
+{
+	const bool backward = p->src->lu == p->dst->lu && p->dst_off > p->src_off &&
+			      p->dst_off - p->src_off < p->bytes;
+	struct xcm_io_err ioerr;
+	uint64_t done = 0, n, pos, t0, t1;
+	int rc;
+
+	while (done < p->bytes) {
+		if (xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
+			/* nothing of this chunk was started; res counts what was written */
+			xcm_err_set_segment(err, XCM_E_CA_DEADLINE, i, -1);
+			return err->status;
+		}
+		n = p->bytes - done < x->chunk ? p->bytes - done : x->chunk;
+		pos = backward ? p->bytes - done - n : done;
+		memset(&ioerr, 0, sizeof(ioerr));
+		t0 = clock_ms(x);
+		rc = x->ops->copy(x->ctx, p->src->lu, p->src_off + pos, p->dst->lu,
+				  p->dst_off + pos, n, &ioerr);
+		if (rc != 0) {
+			if (rc > 0) {
+				rc = -EIO;
+			}
+			res->bytes += ioerr.done < n ? ioerr.done : n;
+			set_io_error(err, i, rc, &ioerr);
+			return err->status;
+		}
+		t1 = clock_ms(x);
+		if (t1 > t0 && t1 - t0 > x->worst_ms) {
+			x->worst_ms = t1 - t0;
+		}
+		res->bytes += n;
+		done += n;
+	}
+	return XCM_OK;
+}
+
 enum xcm_status
 xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 		 const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
 		 struct xcm_exec_result *res, struct xcm_err *err)
 {
+	return xcm_list_execute_opts(l, lim, ops, ctx, self, NULL, res, err);
+}
+
+enum xcm_status
+xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
+		      const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
+		      const struct xcm_exec_opts *opts, struct xcm_exec_result *res,
+		      struct xcm_err *err)
+{
 	struct exec_ctx x;
 	struct plan p;
-	struct xcm_io_err ioerr;
 	enum xcm_status st;
 	uint32_t i;
-	int rc;
 
 	res->segs_processed = 0;
 	res->bytes = 0;
@@ -322,6 +422,9 @@ xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 	x.ctx = ctx;
 	x.self = self;
 	x.cache.n = 0;
+	x.deadline = opts != NULL ? opts->deadline_ms : 0;
+	x.chunk = opts != NULL && opts->chunk_len != 0 ? opts->chunk_len : XCM_EXEC_CHUNK_LEN;
+	x.worst_ms = 0;
 
 	/* Phase A: nothing moves until every segment is known to be possible. */
 	for (i = 0; i < l->nseg; i++) {
@@ -340,19 +443,9 @@ xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 		if (st != XCM_OK) {
 			return st;
 		}
-		if (p.bytes != 0) {
-			memset(&ioerr, 0, sizeof(ioerr));
-			rc = ops->copy(ctx, p.src->lu, p.src_off, p.dst->lu, p.dst_off, p.bytes,
-				       &ioerr);
-			if (rc != 0) {
-				if (rc > 0) {
-					rc = -EIO;
-				}
-				res->bytes += ioerr.done < p.bytes ? ioerr.done : p.bytes;
-				set_io_error(err, i, rc, &ioerr);
-				return err->status;
-			}
-			res->bytes += p.bytes;
+		st = copy_segment(&x, i, &p, res, err);
+		if (st != XCM_OK) {
+			return st;
 		}
 		res->segs_processed++;
 	}

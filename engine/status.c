@@ -50,6 +50,16 @@ static const struct xcm_status_info g_status[XCM_STATUS_COUNT] = {
 		"COPY ABORTED: COPY SEGMENT GRANULARITY VIOLATION" },
 	[XCM_E_CA_FAST_COPY_NOT_POSSIBLE] = ABORTED(XCM_ASC_FAST_COPY_NOT_POSSIBLE),
 		"COPY ABORTED: FAST COPY NOT POSSIBLE" },
+	/*
+	 * The copy manager ended the command itself because it would otherwise
+	 * outlive the time the transport allows it (the LU's command timeout):
+	 * SPC-5 assigns 2E/02 COMMAND TIMEOUT DURING PROCESSING to a command the
+	 * device server terminates once its time limit expired during processing;
+	 * the key is COPY ABORTED because segment processing had begun (SPC-4
+	 * 6.4: errors after data moved); CSI = the segment being processed.
+	 */
+	[XCM_E_CA_DEADLINE] = ABORTED(XCM_ASC_CMD_TIMEOUT_DURING_PROCESSING),
+		"COPY ABORTED: COMMAND TIMEOUT DURING PROCESSING" },
 	[XCM_E_INTERNAL] = { XCM_SAM_CHECK_CONDITION, XCM_SK_HARDWARE_ERROR,
 		XCM_ASC_INTERNAL_TARGET_FAILURE, "INTERNAL TARGET FAILURE" },
 };

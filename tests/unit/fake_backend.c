@@ -27,6 +27,9 @@ struct fb {
 	bool denied[FB_MAX_LU][FB_MAX_LU];   /* [self][other] */
 	struct fb_fault fault;
 	struct fb_counters cnt;
+	uint64_t clock_ms;
+	uint64_t per_call_ms;
+	uint64_t per_mib_ms;
 };
 
 /* The engine sees struct xcm_lu * only; it is one of our struct fb_lu. */
@@ -292,6 +295,11 @@ fb_copy(void *ctx, struct xcm_lu *xsrc, uint64_t src_off, struct xcm_lu *xdst, u
 	int err = 0;
 
 	fb->cnt.copy_calls++;
+	if (len > fb->cnt.max_copy_len) {
+		fb->cnt.max_copy_len = len;
+	}
+	fb->clock_ms += fb->per_call_ms + fb->per_mib_ms * ((len + (1u << 20) - 1) >> 20);
+	fb->cnt.last_write_end_ms = fb->clock_ms;
 	if (!in_lu(src, src_off, len) || !in_lu(dst, dst_off, len)) {
 		fb->cnt.bad_ranges++;
 		memset(ioerr, 0, sizeof(*ioerr));
@@ -316,9 +324,39 @@ fb_copy(void *ctx, struct xcm_lu *xsrc, uint64_t src_off, struct xcm_lu *xdst, u
 	return err;
 }
 
+static uint64_t
+fb_now_ms(void *ctx)
+{
+	struct fb *fb = ctx;
+
+	fb->cnt.clock_reads++;
+	return fb->clock_ms;
+}
+
+void
+fb_clock_set(struct fb *fb, uint64_t start_ms, uint64_t per_call_ms, uint64_t per_mib_ms)
+{
+	fb->clock_ms = start_ms;
+	fb->per_call_ms = per_call_ms;
+	fb->per_mib_ms = per_mib_ms;
+}
+
+uint64_t
+fb_clock(const struct fb *fb)
+{
+	return fb->clock_ms;
+}
+
+void
+fb_clock_advance(struct fb *fb, uint64_t ms)
+{
+	fb->clock_ms += ms;
+}
+
 const struct xcm_backend_ops fb_ops = {
 	.resolve = fb_resolve,
 	.block_size = fb_block_size,
 	.num_blocks = fb_num_blocks,
 	.copy = fb_copy,
+	.now_ms = fb_now_ms,
 };

@@ -81,11 +81,23 @@ struct fb_fault {
 };
 void fb_set_fault(struct fb *fb, const struct fb_fault *f);
 
+/*
+ * Fake clock behind fb_ops.now_ms: starts at start_ms; every copy() call
+ * advances it by per_call_ms + per_mib_ms for each MiB (rounded up) it moves.
+ */
+void fb_clock_set(struct fb *fb, uint64_t start_ms, uint64_t per_call_ms, uint64_t per_mib_ms);
+uint64_t fb_clock(const struct fb *fb);
+/* Advance the clock by ms (e.g. time spent queued before the command ran). */
+void fb_clock_advance(struct fb *fb, uint64_t ms);
+
 struct fb_counters {
 	unsigned resolve_calls;
 	unsigned copy_calls;       /* including failed ones */
 	uint64_t bytes;            /* bytes moved by copy(), including partial ones */
 	unsigned bad_ranges;       /* copy() calls outside an LU: an engine defect */
+	unsigned clock_reads;      /* now_ms() calls */
+	uint64_t last_write_end_ms; /* fake-clock time at which the last copy() ended */
+	uint64_t max_copy_len;     /* largest len of one copy() call */
 };
 const struct fb_counters *fb_counters(const struct fb *fb);
 void fb_reset_counters(struct fb *fb);

@@ -48,7 +48,53 @@ struct xcm_backend_ops {
 	 */
 	int (*copy)(void *ctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
 		    uint64_t dst_off, uint64_t len, struct xcm_io_err *ioerr);
+	/*
+	 * Optional (NULL: no deadline is ever honoured): a monotonic clock in
+	 * milliseconds, the time source of xcm_exec_opts.deadline_ms. Must not
+	 * block; may be called from any thread that executes a list.
+	 */
+	uint64_t (*now_ms)(void *ctx);
 };
+
+/*
+ * Largest byte count one ops->copy() call moves by default: segments are
+ * executed in chunks of at most this, and the deadline is checked before
+ * each chunk. 8 MiB is about 0.1 s of copy_file_range on a slow store and
+ * keeps FICLONERANGE calls few (a 256 MiB segment is 32 of them).
+ */
+#define XCM_EXEC_CHUNK_LEN (UINT64_C(8) << 20)
+
+/* How one execution is bounded. Zero-initialise for "no deadline, default chunks". */
+struct xcm_exec_opts {
+	/*
+	 * ops->now_ms() value by which the command must have ended (0: none).
+	 * Before each chunk the engine stops if now >= deadline_ms, or if the
+	 * slowest chunk of this command so far would not finish before it;
+	 * then the list ends with XCM_E_CA_DEADLINE (COPY ABORTED 2E/02), CSI =
+	 * the segment being processed, and the result counts exactly what was
+	 * written. Nothing is written after the engine returns.
+	 */
+	uint64_t deadline_ms;
+	uint64_t chunk_len;     /* bytes per ops->copy() call; 0: XCM_EXEC_CHUNK_LEN */
+};
+
+/*
+ * The deadline for a command that started at start_ms (ops->now_ms() time)
+ * on an LU whose transport fails commands after timeout_s seconds (TCMU
+ * cmd_time_out): start + timeout less a reserve of timeout / 5, at least
+ * min(1 s, timeout / 2) and at most 5 s, for the completion to travel and
+ * for the command's wait before it reached us. timeout_s 0 (no timeout): 0.
+ */
+uint64_t xcm_deadline_for_timeout(uint64_t start_ms, uint32_t timeout_s);
+
+/*
+ * True if work expected to take need_ms, started now, would end after
+ * deadline_ms (or now >= deadline_ms). False when there is no deadline
+ * (deadline_ms 0) or no clock (ops->now_ms NULL). For executors that run
+ * their own chunks (e.g. an asynchronous copy manager).
+ */
+bool xcm_deadline_reached(const struct xcm_backend_ops *ops, void *ctx, uint64_t deadline_ms,
+			  uint64_t need_ms);
 
 struct xcm_exec_result {
 	uint32_t segs_processed; /* segments completed */
@@ -65,6 +111,12 @@ struct xcm_exec_result {
 enum xcm_status xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 				 const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
 				 struct xcm_exec_result *res, struct xcm_err *err);
+
+/* The same, bounded by opts (NULL: as xcm_list_execute: no deadline, default chunks). */
+enum xcm_status xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
+				      const struct xcm_backend_ops *ops, void *ctx,
+				      struct xcm_lu *self, const struct xcm_exec_opts *opts,
+				      struct xcm_exec_result *res, struct xcm_err *err);
 
 /*
  * Held results per LU (TCMU does not say which initiator sent a command, so

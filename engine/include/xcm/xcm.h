@@ -56,6 +56,7 @@ enum xcm_status {
 	XCM_E_CA_INVALID_OP,           /* 0A 26/0C */
 	XCM_E_CA_GRANULARITY,          /* 0A 26/0D */
 	XCM_E_CA_FAST_COPY_NOT_POSSIBLE, /* 0A 26/16 */
+	XCM_E_CA_DEADLINE,             /* 0A 2E/02: stopped between chunks at the command's deadline */
 	/* other */
 	XCM_E_INTERNAL,                /* 04 44/00 */
 	XCM_STATUS_COUNT
