@@ -12,8 +12,12 @@
  * targetcli does, and LUN mappings change at any time).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "xcopy_target.h"
 
@@ -194,17 +198,66 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	return rc;
 }
 
+uint64_t
+xt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t
+be_now_ms(void *vctx)
+{
+	return xt_now_ms();
+}
+
+uint32_t
+xt_cmd_time_out(struct xcm_lu *lu)
+{
+	char p[PATH_MAX + 32], buf[32];
+	unsigned long v;
+	char *end;
+	ssize_t n;
+	int fd;
+
+	if (lu->cfs_path[0] == '\0' ||
+	    snprintf(p, sizeof(p), "%s/attrib/cmd_time_out", lu->cfs_path) >= (int)sizeof(p)) {
+		return lu->cmd_time_out;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return lu->cmd_time_out;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		return lu->cmd_time_out;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') || v > UINT32_MAX) {
+		return lu->cmd_time_out;
+	}
+	lu->cmd_time_out = (uint32_t)v;
+	return lu->cmd_time_out;
+}
+
 static const struct xcm_backend_ops g_ops = {
 	.resolve = be_resolve,
 	.block_size = be_block_size,
 	.num_blocks = be_num_blocks,
 	.copy = be_copy,
+	.now_ms = be_now_ms,
 };
 
 enum xcm_status
-xt_execute(struct xcm_lu *self, const struct xcm_list *l, struct xcm_exec_result *res,
-	   struct xcm_err *err)
+xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
+	   struct xcm_exec_result *res, struct xcm_err *err)
 {
+	struct xcm_exec_opts opts = { .deadline_ms = deadline_ms };
 	struct xt_ctx ctx;
 	struct xcm_lu *lu;
 	enum xcm_status st;
@@ -227,7 +280,7 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, struct xcm_exec_result
 		snap_fill(&ctx.snap[ctx.n++], lu);
 		xt_fault_poll(lu);
 	}
-	st = xcm_list_execute(l, &xcm_limits_default, &g_ops, &ctx, self, res, err);
+	st = xcm_list_execute_opts(l, &xcm_limits_default, &g_ops, &ctx, self, &opts, res, err);
 	pthread_rwlock_unlock(&g_reg_lock);
 	free(ctx.snap);
 
@@ -239,6 +292,14 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, struct xcm_exec_result
 	self->stats.rw_bytes += ctx.acct.rw_bytes;
 	self->stats.denied += ctx.denied;
 	self->stats.io_errors += ctx.io_errors;
+	if (st == XCM_E_CA_DEADLINE) {
+		self->stats.deadline_cuts++;
+	}
 	pthread_mutex_unlock(&self->stats_lock);
+	if (st == XCM_E_CA_DEADLINE) {
+		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
+			      "in segment %u, %llu bytes written\n", self->cmd_time_out, err->csi,
+			      (unsigned long long)res->bytes);
+	}
 	return st;
 }

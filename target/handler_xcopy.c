@@ -104,6 +104,12 @@ count_cmd(struct xcm_lu *lu, bool ok)
 static int
 do_xcopy(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 {
+	/*
+	 * The kernel fails the command cmd_time_out seconds after it queued it
+	 * to the ring; we start counting on arrival (the reserve of
+	 * xcm_deadline_for_timeout covers the wait in the ring).
+	 */
+	const uint64_t start = xt_now_ms();
 	struct xcm_exec_result res;
 	struct xcm_err err;
 	enum xcm_status st;
@@ -144,7 +150,8 @@ do_xcopy(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	if (st != XCM_OK) {
 		goto out;
 	}
-	st = xt_execute(lu, lu->list, &res, &err);
+	st = xt_execute(lu, lu->list, xcm_deadline_for_timeout(start, xt_cmd_time_out(lu)), &res,
+			&err);
 	if (st != XCM_OK) {
 		memset(sense, 0, sizeof(sense));
 		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
@@ -591,6 +598,8 @@ xh_open(struct tcmu_device *dev, bool reopen)
 		goto fail;
 	}
 	lu_identify(lu);
+	lu->cmd_time_out = XT_CMD_TIME_OUT_DEFAULT;
+	xt_cmd_time_out(lu);
 	set_unmap_granularity(dev);
 	/*
 	 * Writes land in the host's page cache: a volatile write cache. Say so
@@ -602,10 +611,11 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);
 	xt_stats_write(lu);
-	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s)\n",
+	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s, "
+		      "cmd_time_out %u s)\n",
 		      lu->cfg.path, (unsigned long long)size, lu->name, g_clone_names[lu->cfg.clone],
 		      lu->cfg.cfr == XT_CFR_AUTO ? "auto" : "never",
-		      lu->cfg.xcopy == XT_XCOPY_ENGINE ? "engine" : "core");
+		      lu->cfg.xcopy == XT_XCOPY_ENGINE ? "engine" : "core", lu->cmd_time_out);
 	return 0;
 fail:
 	lu_free(lu);

@@ -54,13 +54,14 @@ xt_stats_write(struct xcm_lu *lu)
 	fprintf(f,
 		"name %s\npath %s\ncommands %llu\ncommands_ok %llu\nerrors %llu\nsegments %llu\n"
 		"bytes %llu\nclone_bytes %llu\ncfr_bytes %llu\nrw_bytes %llu\nio_errors %llu\n"
-		"denied %llu\nrcr %llu\n",
+		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\n",
 		lu->name, lu->cfg.path, (unsigned long long)s.commands,
 		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
 		(unsigned long long)s.segments, (unsigned long long)s.bytes,
 		(unsigned long long)s.clone_bytes, (unsigned long long)s.cfr_bytes,
 		(unsigned long long)s.rw_bytes, (unsigned long long)s.io_errors,
-		(unsigned long long)s.denied, (unsigned long long)s.rcr);
+		(unsigned long long)s.denied, (unsigned long long)s.rcr,
+		(unsigned long long)s.deadline_cuts, lu->cmd_time_out);
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return;

@@ -99,6 +99,7 @@ struct xt_stats {
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */
 	uint64_t rcr;            /* RECEIVE COPY RESULTS answered */
+	uint64_t deadline_cuts;  /* EXTENDED COPY commands ended at their deadline */
 };
 
 /* One open user:xcopy device; the engine sees it as struct xcm_lu. */
@@ -111,6 +112,7 @@ struct xcm_lu {
 	uint32_t fs_block;                /* clone alignment of the backing file's fs */
 	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
+	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
 	/* command state, touched only by this LU's command thread */
 	struct xcm_store *store;
 	struct xcm_list *list;
@@ -129,10 +131,24 @@ void xt_registry_remove(struct xcm_lu *lu);
 
 /*
  * Run one parsed list received on self: snapshot the registry (designators,
- * access decisions), call xcm_list_execute with the file backend, account.
+ * access decisions), call xcm_list_execute_opts with the file backend and
+ * deadline_ms (xt_now_ms() time, 0: none), account.
  */
-enum xcm_status xt_execute(struct xcm_lu *self, const struct xcm_list *l,
+enum xcm_status xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
 			   struct xcm_exec_result *res, struct xcm_err *err);
+
+/* CLOCK_MONOTONIC in milliseconds: the engine's clock (ops.now_ms). */
+uint64_t xt_now_ms(void);
+
+/*
+ * The LU's TCMU command timeout in seconds, re-read from configfs
+ * (CFS_PATH/attrib/cmd_time_out; settable while the LU is not exported, so
+ * read per command); the last value read (lu->cmd_time_out) if unreadable.
+ */
+uint32_t xt_cmd_time_out(struct xcm_lu *lu);
+
+/* TCMU's default cmd_time_out (seconds), assumed when configfs cannot be read */
+#define XT_CMD_TIME_OUT_DEFAULT 30
 
 /* copy.c: which path moved the bytes */
 struct xt_copy_acct {
