@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include "xcopy_internal.h"
 
@@ -278,7 +279,12 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	r.fb = fb;
 	r.fbarg = fbarg;
 	r.same_lu = xch_same_lu(src, dst);
+	/* the one check every range passes before anything is encoded or sent */
 	for (i = 0; i < n; i++) {
+		if (xch_dev_range_check(src, pairs[i].src_lba, pairs[i].nblocks) != 0 ||
+		    xch_dev_range_check(dst, pairs[i].dst_lba, pairs[i].nblocks) != 0) {
+			return -ERANGE;
+		}
 		r.total_bytes += pairs[i].nblocks * src->caps.block_size;
 	}
 	why = (flags & XCOPY_NO_OFFLOAD) ? XCOPY_FB_REQUESTED : xch_offload_blocker(src, dst);
@@ -412,6 +418,10 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	}
 	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, dev_fallback, &f);
 	free(f.buf);
+	/* a host-only destination was written through its page cache */
+	if (dst->host_only && fdatasync(dst->host_fd) != 0 && rc == 0) {
+		rc = -errno;
+	}
 	/* the block device's page cache no longer matches the medium */
 	if (dst->cache_fd >= 0) {
 		(void)posix_fadvise(dst->cache_fd, (off_t)(p.dst_lba * bs), (off_t)(nblocks * bs),

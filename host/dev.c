@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "xcopy_internal.h"
@@ -40,6 +39,9 @@ xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st)
 	c->status = 0;
 	c->sense_len = 0;
 	c->resid = 0;
+	if (d->host_only) {
+		return -ENODEV;
+	}
 	return d->ops->exec(d->tctx, c);
 }
 
@@ -357,6 +359,7 @@ xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
 	d->ops = ops;
 	d->tctx = ctx;
 	d->cache_fd = -1;
+	d->host_fd = -1;
 	d->next_list_id = 1;
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	rc = discover(d);
@@ -367,20 +370,19 @@ xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
 	}
 	d->caps.part_blocks = d->caps.num_blocks;
 	if (part_size_512 != 0) {
-		uint64_t bs = d->caps.block_size;
+		struct xch_blk b = { .is_scsi = true, .is_partition = true,
+				     .start = part_start_512, .size = part_size_512 };
+		struct xch_window w;
 
-		/* the partition window must start and end on logical blocks */
-		if ((part_start_512 * 512) % bs != 0) {
+		/* the partition window must start and end on logical blocks, inside the LU */
+		if (part_size_512 > UINT64_MAX / 512 ||
+		    xch_blk_window(&b, d->caps.block_size, d->caps.num_blocks,
+				   part_size_512 * 512, &w) != 0) {
 			xcopy_dev_close(d);
 			return -EINVAL;
 		}
-		d->caps.part_start = part_start_512 * 512 / bs;
-		d->caps.part_blocks = part_size_512 * 512 / bs;
-		if (d->caps.part_start > d->caps.num_blocks ||
-		    d->caps.part_blocks > d->caps.num_blocks - d->caps.part_start) {
-			xcopy_dev_close(d);
-			return -EINVAL;
-		}
+		d->caps.part_start = w.start;
+		d->caps.part_blocks = w.blocks;
 	}
 	XCH_INFO("%s: %s %s bs=%u blocks=%llu 3PC=%d op_params=%d vpd8f=%d cscd=%u seg=%u "
 		 "list=%u seglen=%u offload=%d%s%s",
@@ -415,6 +417,13 @@ rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
 	struct xch_cmd c;
 	int rc, tries = 0;
 
+	rc = xch_dev_range_check(d, lba, nblocks);
+	if (rc != 0) {
+		return rc;
+	}
+	if (d->host_only) {
+		return xch_host_rw(d, write, lba, nblocks, buf);
+	}
 	while (done < nblocks) {
 		uint32_t n = nblocks - done < chunk ? nblocks - done : chunk;
 
@@ -469,6 +478,9 @@ xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b)
 	if (a == b) {
 		return true;
 	}
+	if (a->host_only || b->host_only) {
+		return a->host_only && b->host_only && a->rdev == b->rdev;
+	}
 	return a->caps.desig_len != 0 && a->caps.desig_len == b->caps.desig_len &&
 	       memcmp(a->caps.desig, b->caps.desig, a->caps.desig_len) == 0;
 }
@@ -477,9 +489,7 @@ int
 xcopy_dev_open(const char *path, struct xcopy_dev **out)
 {
 	const struct xch_transport_ops *ops;
-	struct xch_blk blk;
 	struct stat st;
-	char disk[96];
 	void *ctx;
 	int rc;
 
@@ -498,29 +508,12 @@ xcopy_dev_open(const char *path, struct xcopy_dev **out)
 		return -errno;
 	}
 	if (S_ISCHR(st.st_mode)) {
-		rc = xch_sg_open(path, &ops, &ctx);
-		if (rc != 0) {
-			return rc;
-		}
-		return xch_dev_attach(ops, ctx, path, 0, 0, out);
+		return xch_open_chardev(path, st.st_rdev, out);
 	}
-	if (!S_ISBLK(st.st_mode)) {
-		return -ENODEV;
+	if (S_ISBLK(st.st_mode)) {
+		return xch_open_blockdev(path, st.st_rdev, out);
 	}
-	rc = xch_sysfs_resolve("/sys", major(st.st_rdev), minor(st.st_rdev), &blk);
-	if (rc != 0) {
-		return rc;
-	}
-	snprintf(disk, sizeof(disk), "/dev/%s", blk.disk);
-	rc = xch_sg_open(blk.start != 0 ? disk : path, &ops, &ctx);
-	if (rc != 0) {
-		return rc;
-	}
-	rc = xch_dev_attach(ops, ctx, path, blk.start, blk.start != 0 ? blk.size : 0, out);
-	if (rc == 0) {
-		(*out)->cache_fd = open(blk.start != 0 ? disk : path, O_RDONLY | O_CLOEXEC);
-	}
-	return rc;
+	return -ENODEV;
 }
 
 const struct xcopy_caps *
@@ -540,6 +533,9 @@ xcopy_dev_close(struct xcopy_dev *dev)
 	}
 	if (dev->cache_fd >= 0) {
 		close(dev->cache_fd);
+	}
+	if (dev->host_fd >= 0) {
+		close(dev->host_fd);
 	}
 	free(dev);
 }

@@ -3,7 +3,8 @@
  * xcopy_file_range(): a file copy turned into EXTENDED COPY commands.
  *
  *   1. find the SCSI disk under each file (st_dev -> sysfs -> whole disk and
- *      partition start) and open it (handles cached per disk);
+ *      partition window) and open it (handles cached per file-system device,
+ *      each addressing only its partition's blocks);
  *   2. fdatasync both files, FIEMAP the source; zero the destination where
  *      the source has holes; allocate-and-zero destination ranges that are
  *      not written yet (FALLOC_FL_WRITE_ZEROES), then FIEMAP the destination;
@@ -38,12 +39,12 @@ enum {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Device cache: one handle per whole disk, discovery done once              */
+/* Device cache: one handle per file-system device, discovery done once     */
 /* ------------------------------------------------------------------------ */
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	dev_t disk;
+	dev_t fsdev;           /* the file system's device: a disk or a partition */
 	struct xcopy_dev *dev;
 	int err;               /* open failed: remember, do not retry per call */
 } g_cache[CACHE_SLOTS];
@@ -62,14 +63,17 @@ xcopy_cache_flush(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
-/* The handle for the disk under st_dev and the partition's byte offset. */
+/*
+ * The handle for the SCSI disk under st_dev, addressing only the file
+ * system's own blocks (its partition window), and the partition's byte
+ * offset on the disk.
+ */
 static int
 dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 {
 	const struct xch_transport_ops *ops;
 	struct xch_blk blk;
 	char path[96];
-	dev_t disk;
 	void *ctx;
 	size_t i;
 	int rc;
@@ -79,13 +83,12 @@ dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	if (rc != 0) {
 		return rc;
 	}
-	if (!blk.is_scsi) {
+	if (!blk.is_scsi || blk.is_dm) {
 		return -ENODEV;
 	}
 	*part_off = blk.start * 512;
-	disk = makedev(blk.disk_major, blk.disk_minor);
 	for (i = 0; i < g_ncache; i++) {
-		if (g_cache[i].disk == disk) {
+		if (g_cache[i].fsdev == fsdev) {
 			*out = g_cache[i].dev;
 			return g_cache[i].err;
 		}
@@ -93,10 +96,11 @@ dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	snprintf(path, sizeof(path), "/dev/%s", blk.disk);
 	rc = xch_sg_open(path, &ops, &ctx);
 	if (rc == 0) {
-		rc = xch_dev_attach(ops, ctx, path, 0, 0, out);
+		rc = xch_dev_attach(ops, ctx, path, blk.is_partition ? blk.start : 0,
+				    blk.is_partition ? blk.size : 0, out);
 	}
 	if (g_ncache < CACHE_SLOTS) {
-		g_cache[g_ncache].disk = disk;
+		g_cache[g_ncache].fsdev = fsdev;
 		g_cache[g_ncache].dev = *out;
 		g_cache[g_ncache].err = rc;
 		g_ncache++;
@@ -565,6 +569,7 @@ copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t
 		XCH_DBG("no SCSI device under the files (%d): host copy", rc);
 		return all_fallback(j, so, dof, len,
 				    rc == -EACCES || rc == -EPERM ? XCOPY_FB_PERMISSION
+				    : rc == -EINVAL ? XCOPY_FB_UNALIGNED
 				    : rc == -ENODEV || rc == -ENOENT ? XCOPY_FB_NOT_SCSI
 								     : XCOPY_FB_TRANSPORT);
 	}

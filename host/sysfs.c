@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * sysfs: from a block device number to its whole disk, the partition window
- * and whether a SCSI device is behind it. /sys/dev/block/MAJ:MIN links to
- * the device's directory; a partition's directory has a "partition" file and
+ * sysfs: from a device number to its whole disk, the partition window and
+ * whether a SCSI device is behind it. /sys/dev/block/MAJ:MIN links to the
+ * device's directory; a partition's directory has a "partition" file and
  * sits inside its disk's directory ("start" and "size" in 512-byte sectors).
- * The root is a parameter so the unit tests can build a fake tree.
+ * A SCSI disk's "device" link leads to its scsi_device; device-mapper, md,
+ * loop, nbd, zram, virtio-blk and NVMe disks have none. The root is a
+ * parameter so the unit tests can build a fake tree.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -86,6 +88,7 @@ xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xc
 		return -errno;
 	}
 	if (exists(dir, "partition")) {
+		out->is_partition = true;
 		rc = read_u64(dir, "start", &out->start);
 		if (rc != 0) {
 			return rc;
@@ -121,5 +124,23 @@ xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xc
 	}
 	/* a SCSI disk's "device" is a scsi_device (dm, loop, nvme have none) */
 	out->is_scsi = exists(dir, "device/scsi_device") || exists(dir, "device/scsi_disk");
+	/* device-mapper (LVM, multipath, crypt...) says so itself */
+	out->is_dm = exists(dir, "dm");
 	return 0;
+}
+
+int
+xch_sysfs_char_is_scsi(const char *sysroot, unsigned major, unsigned minor)
+{
+	char link[PATH_MAX], dir[PATH_MAX];
+
+	if ((size_t)snprintf(link, sizeof(link), "%s/dev/char/%u:%u", sysroot, major, minor) >=
+	    sizeof(link)) {
+		return -ENAMETOOLONG;
+	}
+	if (realpath(link, dir) == NULL) {
+		return -errno;
+	}
+	/* /dev/sgN and /dev/bsg/H:C:T:L: a class device whose parent is a scsi_device */
+	return exists(dir, "device/scsi_device") ? 1 : 0;
 }

@@ -71,6 +71,9 @@ struct xcopy_dev {
 	enum xcopy_fallback_reason disabled_why;
 	uint8_t next_list_id;                  /* for LIST ID USAGE 10b */
 	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
+	bool host_only;                        /* no transport: pread/pwrite on host_fd */
+	int host_fd;                           /* the node itself (host-only), or -1 */
+	dev_t rdev;                            /* the node opened (0: URL or test) */
 };
 
 /*
@@ -80,6 +83,15 @@ struct xcopy_dev {
  */
 int xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
 		   uint64_t part_start_512, uint64_t part_size_512, struct xcopy_dev **out);
+
+/*
+ * Open a block device node (see devmap.c for which nodes may carry
+ * commands) or a SCSI character node (sg, bsg). 0 or -errno.
+ */
+int xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out);
+int xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out);
+/* pread/pwrite of whole blocks on a host-only handle's node. 0 or -errno. */
+int xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf);
 
 /* Send one command; counts it in stats->other_cmds unless it is 83h. */
 int xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st);
@@ -253,13 +265,37 @@ int xch_map_pieces(const struct xch_fext *src, size_t ns, const struct xch_fext 
 /* ------------------------------------------------------------------------ */
 
 struct xch_blk {
-	char disk[64];          /* kernel name of the whole disk ("sdb") */
+	char disk[64];          /* kernel name of the whole disk ("sdb", "dm-0") */
 	unsigned disk_major, disk_minor;
+	bool is_partition;      /* the device is a partition of disk */
 	uint64_t start;         /* partition start, 512-byte sectors (0: whole disk) */
 	uint64_t size;          /* partition or disk size, 512-byte sectors */
 	bool is_scsi;           /* the disk has a SCSI device behind it */
+	bool is_dm;             /* the disk is a device-mapper device */
 };
 int xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xch_blk *out);
+/* A character device node with a SCSI device behind it (sg, bsg): 1, 0, -errno. */
+int xch_sysfs_char_is_scsi(const char *sysroot, unsigned major, unsigned minor);
+
+/*
+ * The window of LU blocks a block device node addresses, or why there is
+ * none. Only two kinds of node map to LBAs in a way the library knows: a
+ * whole SCSI disk (identity) and a partition of one (start and length from
+ * sysfs). Everything else (device-mapper, md, loop, nbd, zram...) is
+ * refused: SG_IO on such a node reaches the whole disk under it, so no LBA
+ * sent through it would mean what the caller named. dev_bytes is the node's
+ * own size (BLKGETSIZE64) and must equal the window: 0, -ENOTBLK (not a
+ * SCSI disk or partition), -ERANGE (sizes disagree or the window leaves the
+ * LU), -EINVAL (window not on logical-block boundaries).
+ */
+struct xch_window {
+	uint64_t start;         /* first LU block */
+	uint64_t blocks;
+};
+int xch_blk_window(const struct xch_blk *b, uint32_t block_size, uint64_t lu_blocks,
+		   uint64_t dev_bytes, struct xch_window *out);
+/* lba .. lba + n lies inside the handle's window: 0 or -ERANGE. */
+int xch_dev_range_check(const struct xcopy_dev *d, uint64_t lba, uint64_t n);
 
 /* ------------------------------------------------------------------------ */
 /* Logging                                                                    */

@@ -725,6 +725,47 @@ host_xcopy_partition_window_offsets_lbas(void)
 }
 
 static void
+host_xcopy_pairs_outside_window_never_sent(void)
+{
+	struct fk *f = fk_new();
+	struct xcopy_dev *a, *b;
+	struct xch_pair p = { .src_lba = 512, .dst_lba = 2048, .nblocks = 16 };
+	uint8_t before[FK_BS], buf[2 * FK_BS];
+	int n0;
+
+	/* two neighbour partitions of one LU: a = blocks 512+1024, b = 2048+1024 */
+	a = ut_open(f, 0, 512, 1024);
+	b = ut_open(f, 0, 2048, 1024);
+	memcpy(before, f->lu[0].data + (size_t)3072 * FK_BS, FK_BS);
+	n0 = f->nxcopy;
+	CU_ASSERT_EQUAL(xch_copy_pairs(a, b, &p, 1, 0, NULL, NULL, NULL), 0);
+	CU_ASSERT_EQUAL(f->nxcopy, n0 + 1);
+	CU_ASSERT_TRUE(ut_range_is(f, 0, 2048, 0, 512, 16));
+	/* the destination range runs one block into b's neighbour */
+	p.dst_lba = 2048 + 1024 - 15;
+	n0 = f->nxcopy + f->nrw;
+	CU_ASSERT_EQUAL(xch_copy_pairs(a, b, &p, 1, 0, NULL, NULL, NULL), -ERANGE);
+	/* source below a's window; LBA arithmetic that would wrap */
+	p.dst_lba = 2048;
+	p.src_lba = 511;
+	CU_ASSERT_EQUAL(xch_copy_pairs(a, b, &p, 1, 0, NULL, NULL, NULL), -ERANGE);
+	p.src_lba = UINT64_MAX - 4;
+	CU_ASSERT_EQUAL(xch_copy_pairs(a, b, &p, 1, 0, NULL, NULL, NULL), -ERANGE);
+	CU_ASSERT_EQUAL(f->nxcopy + f->nrw, n0);
+	CU_ASSERT_EQUAL(memcmp(before, f->lu[0].data + (size_t)3072 * FK_BS, FK_BS), 0);
+	/* READ/WRITE fallbacks are held to the window as well */
+	CU_ASSERT_EQUAL(xch_dev_write(b, 2048 + 1024, 1, before, NULL), -ERANGE);
+	CU_ASSERT_EQUAL(xch_dev_read(a, 512 + 1024 - 1, 2, buf, NULL), -ERANGE);
+	CU_ASSERT_EQUAL(f->nxcopy + f->nrw, n0);
+	CU_ASSERT_EQUAL(xch_dev_read(a, 512 + 1024 - 1, 1, buf, NULL), 0);
+	CU_ASSERT_EQUAL(f->nrw, n0 - f->nxcopy + 1);
+	CU_ASSERT_EQUAL(memcmp(before, f->lu[0].data + (size_t)3072 * FK_BS, FK_BS), 0);
+	xcopy_dev_close(a);
+	xcopy_dev_close(b);
+	fk_free(f);
+}
+
+static void
 host_xcopy_argument_checks(void)
 {
 	struct fk *f = fk_new();
@@ -771,6 +812,7 @@ static CU_TestInfo g_tests[] = {
 	{ "no_3pc_never_sends", host_xcopy_no_3pc_never_sends },
 	{ "without_snlid_rotates_list_ids", host_xcopy_without_snlid_rotates_list_ids },
 	{ "partition_window_offsets_lbas", host_xcopy_partition_window_offsets_lbas },
+	{ "pairs_outside_window_never_sent", host_xcopy_pairs_outside_window_never_sent },
 	{ "argument_checks", host_xcopy_argument_checks },
 	CU_TEST_INFO_NULL,
 };
