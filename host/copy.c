@@ -394,6 +394,22 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	    dst_lba >= dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
 		return -EINVAL;
 	}
+	/*
+	 * Dirty pages in a node's cache would be missed by the copy manager (source)
+	 * or written back over its work later (destination): flush both first.
+	 */
+	if ((src->host_fd >= 0 && fdatasync(src->host_fd) != 0) ||
+	    (dst->host_fd >= 0 && dst->host_fd != src->host_fd && fdatasync(dst->host_fd) != 0)) {
+		return -errno;
+	}
+	/* device-mapper volumes: cut at their pieces, copied between the devices under them */
+	if ((src->dm != NULL || dst->dm != NULL) && !src->host_only && !dst->host_only) {
+		if (xch_same_lu(src, dst) && src_lba < dst_lba + nblocks &&
+		    dst_lba < src_lba + nblocks) {
+			return -EINVAL;
+		}
+		return xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
+	}
 	p.src_lba = src->caps.part_start + src_lba;
 	p.dst_lba = dst->caps.part_start + dst_lba;
 	p.nblocks = nblocks;
@@ -419,7 +435,7 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, dev_fallback, &f);
 	free(f.buf);
 	/* a host-only destination was written through its page cache */
-	if (dst->host_only && fdatasync(dst->host_fd) != 0 && rc == 0) {
+	if ((dst->host_only || dst->dm != NULL) && fdatasync(dst->host_fd) != 0 && rc == 0) {
 		rc = -errno;
 	}
 	/* the block device's page cache no longer matches the medium */

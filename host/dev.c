@@ -39,7 +39,7 @@ xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st)
 	c->status = 0;
 	c->sense_len = 0;
 	c->resid = 0;
-	if (d->host_only) {
+	if (d->ops == NULL) {
 		return -ENODEV;
 	}
 	return d->ops->exec(d->tctx, c);
@@ -421,7 +421,7 @@ rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
 	if (rc != 0) {
 		return rc;
 	}
-	if (d->host_only) {
+	if (d->host_only || d->dm != NULL) {
 		return xch_host_rw(d, write, lba, nblocks, buf);
 	}
 	while (done < nblocks) {
@@ -478,8 +478,9 @@ xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b)
 	if (a == b) {
 		return true;
 	}
-	if (a->host_only || b->host_only) {
-		return a->host_only && b->host_only && a->rdev == b->rdev;
+	if (a->ops == NULL || b->ops == NULL) {
+		/* host-only and dm handles: the same node */
+		return a->rdev != 0 && a->rdev == b->rdev;
 	}
 	return a->caps.desig_len != 0 && a->caps.desig_len == b->caps.desig_len &&
 	       memcmp(a->caps.desig, b->caps.desig, a->caps.desig_len) == 0;
@@ -537,5 +538,6 @@ xcopy_dev_close(struct xcopy_dev *dev)
 	if (dev->host_fd >= 0) {
 		close(dev->host_fd);
 	}
+	xch_dm_free(dev);
 	free(dev);
 }

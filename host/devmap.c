@@ -8,11 +8,14 @@
  * exactly how the node's sectors map to LBAs:
  *   - a whole SCSI disk: identity;
  *   - a partition of one: start and length from sysfs;
- * and the node's own size (BLKGETSIZE64) agrees with that window. Any other
- * block device (device-mapper, md, loop, nbd, zram...) opens as a host-only
- * handle: copies from or to it are done with pread/pwrite on the node
- * itself and EXTENDED COPY is never sent. Every range any caller sends is
- * checked against the handle's window here (xch_dev_range_check).
+ * and the node's own size (BLKGETSIZE64) agrees with that window. A
+ * device-mapper volume whose table is a plain linear remap of such devices
+ * is mapped piece by piece onto handles of the devices under it (dm.c);
+ * commands then go to those devices, never through the volume's node. Any
+ * other block device (other dm targets, md, loop, nbd, zram...) opens as a
+ * host-only handle: copies from or to it are done with pread/pwrite on the
+ * node itself and EXTENDED COPY is never sent. Every range any caller sends
+ * is checked against the handle's window here (xch_dev_range_check).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -109,9 +112,9 @@ node_size(const char *path, int *fdp, uint64_t *bytes, uint32_t *lbs)
 	return 0;
 }
 
-/* A handle that copies on the host only, through the node itself. */
+/* A handle on a block node with no transport: sizes from the node itself. */
 static int
-open_host_only(const char *path, const struct xch_blk *b, const char *why, struct xcopy_dev **out)
+open_host_only(const char *path, dev_t rdev, struct xcopy_dev **out)
 {
 	struct xcopy_dev *d;
 	uint64_t bytes = 0;
@@ -133,19 +136,77 @@ open_host_only(const char *path, const struct xch_blk *b, const char *why, struc
 	d->disabled = true;
 	d->disabled_why = XCOPY_FB_NOT_SCSI;
 	d->next_list_id = 1;
+	d->rdev = rdev;
 	snprintf(d->name, sizeof(d->name), "%s", path);
 	d->caps.block_size = lbs;
 	d->caps.num_blocks = bytes / lbs;
 	d->caps.part_start = 0;
 	d->caps.part_blocks = d->caps.num_blocks;
-	XCH_WARN("%s (%s): %s: no EXTENDED COPY through it; copies go through the host", path,
-		 b->disk, why);
 	*out = d;
+	return 0;
+}
+
+static bool
+dm_linear_enabled(void)
+{
+	const char *v = getenv("XCOPY_DM");
+
+	return v != NULL && strcmp(v, "linear") == 0;
+}
+
+/* A device-mapper volume: mapped onto the devices under it, or host-only. */
+static int
+open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct xcopy_dev **out)
+{
+	char why[160] = "";
+	size_t i;
+	int rc;
+
+	rc = open_host_only(path, rdev, out);
+	if (rc != 0) {
+		return rc;
+	}
+	/*
+	 * Mapping linear volumes is opt-in until the rest of the device-mapper
+	 * work (multipath paths, stacked checks) lands: XCOPY_DM=linear.
+	 */
+	if (depth == 0 && !dm_linear_enabled()) {
+		XCH_WARN("%s (%s): a device-mapper device (LVM, multipath...): no EXTENDED COPY "
+			 "through it; copies go through the host (XCOPY_DM=linear maps linear "
+			 "volumes)", path, b->name);
+		return 0;
+	}
+	rc = xch_dm_attach(*out, major(rdev), minor(rdev), depth, why, sizeof(why));
+	if (rc == -ENOMEM) {
+		xcopy_dev_close(*out);
+		*out = NULL;
+		return rc;
+	}
+	if (rc != 0) {
+		XCH_WARN("%s (%s): a device-mapper device that is not a plain linear remap of SCSI "
+			 "disks (%s): no EXTENDED COPY through it; copies go through the host",
+			 path, b->name, why);
+		return 0;
+	}
+	/* commands go to the devices underneath, never through this node */
+	(*out)->host_only = false;
+	(*out)->caps.offload = true;
+	for (i = 0; i < xch_dm_pieces(*out); i++) {
+		(*out)->caps.offload = (*out)->caps.offload && xch_dm_piece_dev(*out, i)->caps.offload;
+	}
+	XCH_INFO("%s (%s): linear device-mapper volume over %zu piece(s)", path, b->name,
+		 xch_dm_pieces(*out));
 	return 0;
 }
 
 int
 xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
+{
+	return xch_open_blockdev_depth(path, rdev, 0, out);
+}
+
+int
+xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_dev **out)
 {
 	const struct xch_transport_ops *ops;
 	struct xch_window w;
@@ -160,13 +221,14 @@ xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
 	if (rc != 0) {
 		return rc;
 	}
-	if (!blk.is_scsi || blk.is_dm) {
-		rc = open_host_only(path, &blk,
-				    blk.is_dm ? "a device-mapper device (LVM, multipath...)"
-					      : "not a SCSI disk or a partition of one",
-				    out);
+	if (blk.is_dm) {
+		return open_dm(path, rdev, &blk, depth, out);
+	}
+	if (!blk.is_scsi) {
+		rc = open_host_only(path, rdev, out);
 		if (rc == 0) {
-			(*out)->rdev = rdev;
+			XCH_WARN("%s (%s): not a SCSI disk or a partition of one: no EXTENDED COPY "
+				 "through it; copies go through the host", path, blk.name);
 		}
 		return rc;
 	}
@@ -174,15 +236,16 @@ xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
 	if (rc != 0) {
 		return rc;
 	}
-	close(fd);
 	/* commands always go to the whole disk; the window says which part of it is ours */
 	snprintf(disk, sizeof(disk), "/dev/%s", blk.disk);
 	rc = xch_sg_open(blk.is_partition ? disk : path, &ops, &ctx);
 	if (rc != 0) {
+		close(fd);
 		return rc;
 	}
 	rc = xch_dev_attach(ops, ctx, path, 0, 0, out);
 	if (rc != 0) {
+		close(fd);
 		return rc;
 	}
 	rc = xch_blk_window(&blk, (*out)->caps.block_size, (*out)->caps.num_blocks, bytes, &w);
@@ -191,6 +254,7 @@ xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
 			"LU %llu x %u) disagree: refused", path, (unsigned long long)bytes, blk.disk,
 			(unsigned long long)blk.start, (unsigned long long)blk.size,
 			(unsigned long long)(*out)->caps.num_blocks, (*out)->caps.block_size);
+		close(fd);
 		xcopy_dev_close(*out);
 		*out = NULL;
 		return rc == -ENOTBLK ? -ENODEV : rc;
@@ -198,6 +262,7 @@ xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
 	(*out)->caps.part_start = w.start;
 	(*out)->caps.part_blocks = w.blocks;
 	(*out)->rdev = rdev;
+	(*out)->host_fd = fd;
 	(*out)->cache_fd = open(blk.is_partition ? disk : path, O_RDONLY | O_CLOEXEC);
 	return 0;
 }

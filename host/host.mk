@@ -2,7 +2,7 @@
 HOST_SRCS := $(sort $(wildcard $(TOP)/host/*.c))
 HOST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(HOST_SRCS))
 HOST_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(HOST_SRCS))
-HOST_LIBS := $(ISCSI_LIBS) $(SGUTILS_LIBS) -lpthread
+HOST_LIBS := $(ISCSI_LIBS) $(SGUTILS_LIBS) -ldevmapper -lpthread
 LIBXCOPY_A := $(BUILD)/host/libxcopy.a
 LIBXCOPY_SO := $(BUILD)/host/libxcopy.so
 LIBXCOPY_SOVER := 0
@@ -40,7 +40,7 @@ ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
 
 # Unit tests: the host objects (not the CLI) with sanitizers.
 UT_SAN_OBJS += $(HOST_SAN_OBJS)
-UT_LIBS += $(ISCSI_LIBS) -lpthread
+UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 
 .PHONY: install-host
 install: install-host

@@ -87,6 +87,12 @@ xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xc
 	if (realpath(link, dir) == NULL) {
 		return -errno;
 	}
+	slash = strrchr(dir, '/');
+	name = slash != NULL ? slash + 1 : dir;
+	if (strlen(name) >= sizeof(out->name) || name[0] == '\0') {
+		return -ENAMETOOLONG;
+	}
+	strcpy(out->name, name);
 	if (exists(dir, "partition")) {
 		out->is_partition = true;
 		rc = read_u64(dir, "start", &out->start);

@@ -74,6 +74,7 @@ struct xcopy_dev {
 	bool host_only;                        /* no transport: pread/pwrite on host_fd */
 	int host_fd;                           /* the node itself (host-only), or -1 */
 	dev_t rdev;                            /* the node opened (0: URL or test) */
+	struct xch_dm_map *dm;                 /* device-mapper volume: its pieces */
 };
 
 /*
@@ -89,6 +90,21 @@ int xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *n
  * commands) or a SCSI character node (sg, bsg). 0 or -errno.
  */
 int xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out);
+int xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_dev **out);
+
+/*
+ * Device-mapper volumes (dm.c): map a linear volume's blocks onto handles of
+ * the devices underneath (0, or -errno with *why saying what refused it),
+ * copy through that map, free it.
+ */
+struct xch_dm_map;
+int xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, char *why,
+		  size_t whylen);
+int xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+		uint64_t nblocks, unsigned flags, struct xcopy_stats *st);
+void xch_dm_free(struct xcopy_dev *d);
+size_t xch_dm_pieces(const struct xcopy_dev *d);
+struct xcopy_dev *xch_dm_piece_dev(const struct xcopy_dev *d, size_t i);
 int xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out);
 /* pread/pwrite of whole blocks on a host-only handle's node. 0 or -errno. */
 int xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf);
@@ -265,6 +281,7 @@ int xch_map_pieces(const struct xch_fext *src, size_t ns, const struct xch_fext 
 /* ------------------------------------------------------------------------ */
 
 struct xch_blk {
+	char name[64];          /* kernel name of the device itself ("sdb1", "dm-0") */
 	char disk[64];          /* kernel name of the whole disk ("sdb", "dm-0") */
 	unsigned disk_major, disk_minor;
 	bool is_partition;      /* the device is a partition of disk */

@@ -8,6 +8,9 @@
 #     the destination disk outside the LV unchanged (LVM label, metadata,
 #     the neighbour LV);
 #   - --require-offload on LVs exits 3 and writes nothing;
+#   - with XCOPY_DM=linear, linear LVs (one spanning both LUs) are mapped onto
+#     the LUs and offloaded (< 1 % of the bytes through the sd devices),
+#     neighbours intact; a non-linear dm target is refused by name;
 #   - partition -> partition on another LU and inside one LU: offloaded,
 #     neighbour partitions unchanged; a range past the partition's end is
 #     refused (exit 2) without writing.
@@ -100,6 +103,60 @@ lab_check "LV -> LV --require-offload: the destination LV unchanged" \
 	test "$(sum_all /dev/vg320/l3)" = "$l3_before"
 lab_check "LV -> LV --require-offload: no bytes moved" \
 	test "$(stat_of "$W/req.stats" 'bytes offloaded:')/$(stat_of "$W/req.stats" 'bytes by fallback:')" = 0/0
+
+# --- linear volumes mapped onto the LUs (opt-in: XCOPY_DM=linear) ------------------
+# ls spans both LUs: fill sda so that its last extent is the only one free there
+read -r pe_count pe_alloc <<<"$(lvm pvs --noheadings -o pv_pe_count,pv_pe_alloc_count "$sda")"
+pe_size=$(lvm vgs --noheadings --units b --nosuffix -o vg_extent_size vg320 | tr -d ' ')
+ls_pe=$((12 * 1024 * 1024 / pe_size))
+lab_check "LVM: filler on $sda, ls on the last extent of $sda and on $sdb, lt on $sdb" bash -c "
+	lvm lvcreate -q -y -l $((pe_count - pe_alloc - 1)) -n filler vg320 $sda &&
+	lvm lvcreate -q -y -l 1 -n ls vg320 $sda && lvm lvextend -q -l +$((ls_pe - 1)) vg320/ls $sdb &&
+	lvm lvcreate -q -y -L 12M -n lt vg320 $sdb" 2>"$W/lvm.err"
+lab_check "ls spans both LUs: $(dmsetup table vg320-ls | wc -l) linear targets" \
+	bash -c "dmsetup table vg320-ls; lvm lvs -o lv_name,devices vg320; test \$(dmsetup table vg320-ls | grep -c linear) -eq 2"
+dd if="$W/l1.data" of=/dev/vg320/ls bs=1M count=12 oflag=direct status=none
+pattern l2-before 16M | dd of=/dev/vg320/l2 bs=1M oflag=direct iflag=fullblock status=none
+head_before=$(sum_range "$sdb" 0 "$l2_start")
+tail_before=$(sum_range "$sdb" $((l2_start + l2_len)) $((sdb_sectors - l2_start - l2_len)))
+sd_io() {   # sectors read from sda + written to sdb so far
+	local a b
+	read -r _ _ a _ <"/sys/block/${sda#/dev/}/stat"
+	read -r _ _ _ _ _ _ b _ <"/sys/block/${sdb#/dev/}/stat"
+	echo $((a + b))
+}
+io0=$(sd_io)
+lab_check "linear LV -> LV (XCOPY_DM=linear): xcp exits 0" bash -c \
+	"XCOPY_DM=linear '$XCP' --stats /dev/vg320/l1 /dev/vg320/l2 >'$W/dm.stats' 2>'$W/dm.err'"
+io1=$(sd_io)
+sed 's/^/    /' "$W/dm.stats"
+lab_check "linear LV -> LV: all 16 MiB offloaded" \
+	test "$(stat_of "$W/dm.stats" 'bytes offloaded:')" = 16777216
+lab_check "linear LV -> LV: host I/O on the sd devices $(( (io1 - io0) * 512 )) bytes (< 1 % of 16 MiB)" \
+	test $(( (io1 - io0) * 512 * 100 )) -lt 16777216
+lab_check "linear LV -> LV: data identical" \
+	cmp <(dd if=/dev/vg320/l2 bs=1M iflag=direct status=none) "$W/l1.data"
+lab_check "linear LV -> LV: $sdb outside l2 unchanged" test \
+	"$(sum_range "$sdb" 0 "$l2_start")/$(sum_range "$sdb" $((l2_start + l2_len)) $((sdb_sectors - l2_start - l2_len)))" = "$head_before/$tail_before"
+lab_check "LV spanning both LUs -> LV: xcp --require-offload exits 0" bash -c \
+	"XCOPY_DM=linear '$XCP' --stats --require-offload /dev/vg320/ls /dev/vg320/lt >'$W/span.stats' 2>&1"
+lab_check "spanning LV: all 12 MiB offloaded in $(awk '/^xcopy commands:/ {print $3}' "$W/span.stats") command(s)" \
+	test "$(stat_of "$W/span.stats" 'bytes offloaded:')" = 12582912
+lab_check "spanning LV: data identical" \
+	cmp <(dd if=/dev/vg320/lt bs=1M iflag=direct status=none) <(head -c 12M "$W/l1.data")
+lab_check "spanning LV: neighbour LV n2 holds its pattern" \
+	cmp <(dd if=/dev/vg320/n2 bs=1M iflag=direct status=none) <(pattern n2-neighbour 8M)
+# a device-mapper target that is not a linear remap: refused, host copy
+dmsetup create --noudevsync --noudevrules z320 --table "0 $((l2_len / 2)) zero"
+dmsetup mknodes z320 2>/dev/null || true
+lab_check "dm 'zero' target /dev/mapper/z320" test -b /dev/mapper/z320
+rc=0
+XCOPY_DM=linear "$XCP" --stats --require-offload /dev/mapper/z320 /dev/vg320/lt \
+	>"$W/zero.stats" 2>"$W/zero.err" || rc=$?
+lab_check "a 'zero' target with --require-offload: exit 3 (got $rc: $(tail -1 "$W/zero.err")), reason named" \
+	bash -c "test $rc -eq 3 && grep -q \"'zero' target\" '$W/zero.err'"
+lab_check "'zero' target: destination unchanged" \
+	cmp <(dd if=/dev/vg320/lt bs=1M iflag=direct status=none) <(head -c 12M "$W/l1.data")
 cleanup
 lab_check "LVM deactivated" bash -c "! ls /dev/mapper/vg320-* >/dev/null 2>&1"
 
