@@ -62,6 +62,7 @@ test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-sym
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO)
+	$(Q)$(TOP)/tests/scripts/test-xcopy-stat.sh $(TOP)/scripts/xcopy-stat
 TEST_TARGETS += test-plugin
 
 # make install: the plugin into Debian's tcmu-runner handler directory.
@@ -71,6 +72,7 @@ install: install-target
 install-target: $(HANDLER_SO)
 	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)
 	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so
+	install -D -m 0755 $(TOP)/scripts/xcopy-stat $(DESTDIR)$(PREFIX)/bin/xcopy-stat
 
 # (The Makefile makes the lab depend on every build target, the plugin included.)
 # The 1 GiB copy test (220) keeps a reflink XFS image on the guest's tmpfs,
