@@ -360,7 +360,15 @@ copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_ex
 	uint64_t done = 0, n, pos, t0, t1;
 	int rc;
 
+	enum xcm_status st;
+
 	while (done < p->bytes) {
+		st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
+		if (st != XCM_OK) {
+			/* stopped from outside between chunks; res counts what was written */
+			xcm_err_set_segment(err, st, i, -1);
+			return err->status;
+		}
 		if (xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
 			/* nothing of this chunk was started; res counts what was written */
 			xcm_err_set_segment(err, XCM_E_CA_DEADLINE, i, -1);
@@ -386,6 +394,9 @@ copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_ex
 		}
 		res->bytes += n;
 		done += n;
+		if (x->ops->progress != NULL) {
+			x->ops->progress(x->ctx, res->segs_processed, res->bytes);
+		}
 	}
 	return XCM_OK;
 }
@@ -448,6 +459,9 @@ xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
 			return st;
 		}
 		res->segs_processed++;
+		if (ops->progress != NULL) {
+			ops->progress(ctx, res->segs_processed, res->bytes);
+		}
 	}
 	return XCM_OK;
 }

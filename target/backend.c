@@ -63,6 +63,7 @@ struct xt_snap {
 
 struct xt_ctx {
 	struct xcm_lu *self;
+	struct xt_job *job;
 	struct xt_snap *snap;
 	size_t n;
 	struct xt_copy_acct acct;
@@ -180,7 +181,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	uint64_t done = 0;
 	int rc;
 
-	rc = xt_file_copy(src, src_off, dst, dst_off, len, self->bounce, self->cfg.clone,
+	rc = xt_file_copy(src, src_off, dst, dst_off, len, ctx->job->bounce, self->cfg.clone,
 			  self->cfg.cfr, &ctx->acct, &at_dst, &done);
 	if (rc != 0) {
 		ctx->io_errors++;
@@ -196,6 +197,34 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 			     (unsigned long long)done, (unsigned long long)len, strerror(-rc));
 	}
 	return rc;
+}
+
+/* Between chunks: a stop request of the job (async.c) ends the list. */
+static enum xcm_status
+be_stop(void *vctx)
+{
+	struct xt_ctx *ctx = vctx;
+
+	switch (atomic_load(&ctx->job->stop)) {
+	case XT_STOP_NONE:
+		return XCM_OK;
+	default:
+		/*
+		 * The LU is going away: the copy target is no longer reachable
+		 * (COPY ABORTED 0D/02), in the segment that was running.
+		 */
+		return XCM_E_CA_NOT_REACHABLE;
+	}
+}
+
+/* After each chunk: progress for COPY STATUS / RECEIVE COPY STATUS of a running list. */
+static void
+be_progress(void *vctx, uint32_t segs, uint64_t bytes)
+{
+	struct xt_ctx *ctx = vctx;
+
+	atomic_store(&ctx->job->segs_done, segs);
+	atomic_store(&ctx->job->bytes_done, bytes);
 }
 
 uint64_t
@@ -251,13 +280,16 @@ static const struct xcm_backend_ops g_ops = {
 	.num_blocks = be_num_blocks,
 	.copy = be_copy,
 	.now_ms = be_now_ms,
+	.stop = be_stop,
+	.progress = be_progress,
 };
 
 enum xcm_status
-xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
-	   struct xcm_exec_result *res, struct xcm_err *err)
+xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
-	struct xcm_exec_opts opts = { .deadline_ms = deadline_ms };
+	struct xcm_exec_opts opts = { .deadline_ms = job->deadline_ms, .chunk_len = XT_CHUNK };
+	struct xcm_lu *self = job->lu;
+	const struct xcm_list *l = &job->list;
 	struct xt_ctx ctx;
 	struct xcm_lu *lu;
 	enum xcm_status st;
@@ -266,6 +298,7 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
 	memset(&ctx, 0, sizeof(ctx));
 	memset(res, 0, sizeof(*res));
 	ctx.self = self;
+	ctx.job = job;
 	pthread_rwlock_rdlock(&g_reg_lock);
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		n++;
@@ -280,7 +313,7 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
 		snap_fill(&ctx.snap[ctx.n++], lu);
 		xt_fault_poll(lu);
 	}
-	st = xcm_list_execute_opts(l, &xcm_limits_default, &g_ops, &ctx, self, &opts, res, err);
+	st = xcm_list_execute_opts(l, xt_limits(), &g_ops, &ctx, self, &opts, res, err);
 	pthread_rwlock_unlock(&g_reg_lock);
 	free(ctx.snap);
 
@@ -298,7 +331,7 @@ xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
 	pthread_mutex_unlock(&self->stats_lock);
 	if (st == XCM_E_CA_DEADLINE) {
 		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
-			      "in segment %u, %llu bytes written\n", self->cmd_time_out, err->csi,
+			      "in segment %u, %llu bytes written\n", job->cmd_time_out, err->csi,
 			      (unsigned long long)res->bytes);
 	}
 	return st;

@@ -34,30 +34,6 @@ static const uint8_t g_vpd_pages[] = { 0x00, 0x80, 0x83, XCM_VPD_TPC, 0xB0, 0xB1
 /* iovec helpers (never modify the caller's iovec)                            */
 /* ------------------------------------------------------------------------ */
 
-static size_t
-iov_total(const struct iovec *iov, size_t cnt)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < cnt; i++) {
-		n += iov[i].iov_len;
-	}
-	return n;
-}
-
-static void
-iov_copy_out(const struct iovec *iov, size_t cnt, uint8_t *dst, size_t len)
-{
-	size_t i, n;
-
-	for (i = 0; i < cnt && len > 0; i++) {
-		n = iov[i].iov_len < len ? iov[i].iov_len : len;
-		memcpy(dst, iov[i].iov_base, n);
-		dst += n;
-		len -= n;
-	}
-}
-
 /* Data-in: src then zeros for the rest of the buffer (no stale ring bytes leak). */
 static void
 iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
@@ -80,95 +56,6 @@ iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
 /* ------------------------------------------------------------------------ */
 
 static int
-fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err)
-{
-	memset(lc->sense_buf, 0, sizeof(lc->sense_buf));
-	/* fixed format (70h) unless forwarded sense needs descriptor format (72h) */
-	xcm_sense_build(err, err->fwd_valid, lc->sense_buf, sizeof(lc->sense_buf));
-	return TCMU_STS_PASSTHROUGH_ERR;
-}
-
-static void
-count_cmd(struct xcm_lu *lu, bool ok)
-{
-	pthread_mutex_lock(&lu->stats_lock);
-	lu->stats.commands++;
-	if (ok) {
-		lu->stats.commands_ok++;
-	} else {
-		lu->stats.errors++;
-	}
-	pthread_mutex_unlock(&lu->stats_lock);
-}
-
-static int
-do_xcopy(struct xcm_lu *lu, struct tcmulib_cmd *lc)
-{
-	/*
-	 * The kernel fails the command cmd_time_out seconds after it queued it
-	 * to the ring; we start counting on arrival (the reserve of
-	 * xcm_deadline_for_timeout covers the wait in the ring).
-	 */
-	const uint64_t start = xt_now_ms();
-	struct xcm_exec_result res;
-	struct xcm_err err;
-	enum xcm_status st;
-	uint32_t plen = 0, need;
-	uint8_t sense[XCM_SENSE_MAX];
-	size_t sense_len = 0;
-
-	memset(&err, 0, sizeof(err));
-	memset(&res, 0, sizeof(res));
-	st = xcm_xcopy_cdb_check(lc->cdb, XCM_CDB16_LEN, &plen, &err);
-	if (st != XCM_OK) {
-		goto out;
-	}
-	if (plen == 0) {
-		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (digest 10.7 step 2) */
-		goto out;
-	}
-	/* Flatten the data-out, capped before anything is read or allocated. */
-	need = xcm_limits_max_param_len(&xcm_limits_default);
-	if (plen < need) {
-		need = plen;
-	}
-	if (need > lu->plist_cap || iov_total(lc->iovec, lc->iov_cnt) < need) {
-		/* the transfer holds fewer bytes than the CDB announces */
-		xcm_err_set(&err, XCM_E_PARAM_LIST_LEN);
-		st = XCM_E_PARAM_LIST_LEN;
-		goto out;
-	}
-	iov_copy_out(lc->iovec, lc->iov_cnt, lu->plist, need);
-	st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), &xcm_limits_default, lu->list,
-			    &err);
-	if (st != XCM_OK) {
-		tcmu_dev_dbg(lu->dev, "xcopy: parameter list rejected: %s\n",
-			     xcm_status_info(st)->name);
-		goto out;
-	}
-	st = xcm_store_begin(lu->store, lu->list, &err);
-	if (st != XCM_OK) {
-		goto out;
-	}
-	st = xt_execute(lu, lu->list, xcm_deadline_for_timeout(start, xt_cmd_time_out(lu)), &res,
-			&err);
-	if (st != XCM_OK) {
-		memset(sense, 0, sizeof(sense));
-		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
-	}
-	xcm_store_finish(lu->store, lu->list, st, &res, sense_len > 0 ? sense : NULL, sense_len);
-out:
-	count_cmd(lu, st == XCM_OK);
-	xt_stats_write(lu);
-	if (st == XCM_OK) {
-		return TCMU_STS_OK;
-	}
-	tcmu_dev_dbg(lu->dev, "xcopy: %s (%u segments done)\n", xcm_status_info(st)->name,
-		     res.segs_processed);
-	return fail_sense(lc, &err);
-}
-
-static int
 do_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 {
 	struct xcm_rcr_req req;
@@ -181,10 +68,10 @@ do_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	if (st == XCM_OK) {
 		w = xcm_wbuf_make(lu->rsp, req.alloc_len < sizeof(lu->rsp) ? req.alloc_len
 									 : sizeof(lu->rsp));
-		st = xcm_store_rcr(lu->store, &xcm_limits_default, &req, &w, &err);
+		st = xt_async_rcr(lu, &req, &w, &err);
 	}
 	if (st != XCM_OK) {
-		return fail_sense(lc, &err);
+		return xt_fail_sense(lc, &err);
 	}
 	pthread_mutex_lock(&lu->stats_lock);
 	lu->stats.rcr++;
@@ -212,7 +99,7 @@ do_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 		xcm_wbuf_put16(&w, (uint16_t)sizeof(g_vpd_pages));
 		xcm_wbuf_put(&w, g_vpd_pages, sizeof(g_vpd_pages));
 	} else {
-		xcm_vpd_tpc_encode(&xcm_limits_default, 0x00, &w);
+		xcm_vpd_tpc_encode(xt_limits(), 0x00, &w);
 	}
 	iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, xcm_wbuf_stored(&w));
 	return TCMU_STS_OK;
@@ -265,7 +152,7 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	}
 	switch (lc->cdb[0]) {
 	case XCM_OP_XCOPY:
-		return do_xcopy(lu, lc);
+		return xt_async_submit(lu, cmd);   /* async.c: runs on a worker */
 	case XCM_OP_RCR:
 		return do_rcr(lu, lc);
 	case XCM_OP_INQUIRY:
@@ -366,7 +253,12 @@ static int
 xh_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int sts;
 
+	/* an EXTENDED COPY handed over as SYNCHRONIZE CACHE (async.c) */
+	if (xt_async_run(lu, cmd, &sts)) {
+		return sts;
+	}
 	if (fdatasync(lu->fd) != 0) {
 		tcmu_dev_err(dev, "fdatasync %s: %s\n", lu->cfg.path, strerror(errno));
 		return TCMU_STS_WR_ERR;
@@ -505,9 +397,7 @@ lu_free(struct xcm_lu *lu)
 	if (lu->store != NULL) {
 		xcm_store_destroy(lu->store);
 	}
-	free(lu->list);
 	free(lu->plist);
-	free(lu->bounce);
 	pthread_mutex_destroy(&lu->stats_lock);
 	free(lu);
 }
@@ -540,9 +430,15 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	struct xcm_lu *lu;
 	struct statfs sfs;
 	struct stat st;
+	const char *unsupported;
 	char why[512];
 	int rc;
 
+	unsupported = xt_runner_unsupported();
+	if (unsupported != NULL) {
+		tcmu_dev_err(dev, "xcopy: refusing to open: %s\n", unsupported);
+		return -EOPNOTSUPP;
+	}
 	lu = calloc(1, sizeof(*lu));
 	if (lu == NULL) {
 		return -ENOMEM;
@@ -550,6 +446,12 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
+	rc = xt_async_init(lu);
+	if (rc != 0) {
+		pthread_mutex_destroy(&lu->stats_lock);
+		free(lu);
+		return rc;
+	}
 	rc = xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why));
 	if (rc != 0) {
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
@@ -587,12 +489,10 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	lu->st_dev = st.st_dev;
 	lu->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
 	lu->fs_block = fstatfs(lu->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
-	lu->plist_cap = xcm_limits_max_param_len(&xcm_limits_default);
+	lu->plist_cap = xcm_limits_max_param_len(xt_limits());
 	lu->plist = malloc(lu->plist_cap);
-	lu->list = malloc(sizeof(*lu->list));
-	lu->bounce = malloc(XT_BOUNCE_LEN);
 	lu->store = xcm_store_create();
-	if (lu->plist == NULL || lu->list == NULL || lu->bounce == NULL || lu->store == NULL) {
+	if (lu->plist == NULL || lu->store == NULL) {
 		rc = -ENOMEM;
 		tcmu_dev_err(dev, "xcopy: out of memory\n");
 		goto fail;
@@ -618,6 +518,7 @@ xh_open(struct tcmu_device *dev, bool reopen)
 		      lu->cfg.xcopy == XT_XCOPY_ENGINE ? "engine" : "core", lu->cmd_time_out);
 	return 0;
 fail:
+	xt_async_close(lu);
 	lu_free(lu);
 	return rc;
 }
@@ -630,6 +531,7 @@ xh_close(struct tcmu_device *dev)
 	if (lu == NULL) {
 		return;
 	}
+	xt_async_close(lu);       /* stops this LU's running copies, waits for them */
 	xt_registry_remove(lu);   /* waits for commands of other LUs using it */
 	tcmur_dev_set_private(dev, NULL);
 	lu_free(lu);
@@ -669,7 +571,7 @@ static struct tcmur_handler g_handler = {
 	.reconfig = xh_reconfig,
 	.open = xh_open,
 	.close = xh_close,
-	.nr_threads = 4,
+	.nr_threads = XT_WORKERS,   /* EXTENDED COPY jobs use at most XT_MAX_JOBS of them */
 	.handle_cmd = xh_handle_cmd,
 	.read = xh_read,
 	.write = xh_write,

@@ -31,8 +31,21 @@ stats_path(const struct xcm_lu *lu, char *out, const char *suffix)
 	return n > 0 && n < PATH_MAX;
 }
 
+/* Writers of one LU run on several threads; they share the temporary file name. */
+static pthread_mutex_t g_write_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void stats_write_locked(struct xcm_lu *lu);
+
 void
 xt_stats_write(struct xcm_lu *lu)
+{
+	pthread_mutex_lock(&g_write_lock);
+	stats_write_locked(lu);
+	pthread_mutex_unlock(&g_write_lock);
+}
+
+static void
+stats_write_locked(struct xcm_lu *lu)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	struct xt_stats s;
@@ -54,14 +67,16 @@ xt_stats_write(struct xcm_lu *lu)
 	fprintf(f,
 		"name %s\npath %s\ncommands %llu\ncommands_ok %llu\nerrors %llu\nsegments %llu\n"
 		"bytes %llu\nclone_bytes %llu\ncfr_bytes %llu\nrw_bytes %llu\nio_errors %llu\n"
-		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\n",
+		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\nbusy %llu\n"
+		"inflight_max %llu\n",
 		lu->name, lu->cfg.path, (unsigned long long)s.commands,
 		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
 		(unsigned long long)s.segments, (unsigned long long)s.bytes,
 		(unsigned long long)s.clone_bytes, (unsigned long long)s.cfr_bytes,
 		(unsigned long long)s.rw_bytes, (unsigned long long)s.io_errors,
 		(unsigned long long)s.denied, (unsigned long long)s.rcr,
-		(unsigned long long)s.deadline_cuts, lu->cmd_time_out);
+		(unsigned long long)s.deadline_cuts, lu->cmd_time_out,
+		(unsigned long long)s.busy, (unsigned long long)s.inflight_max);
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return;

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -20,6 +21,15 @@
 #define XT_SUBTYPE "xcopy"
 #define XT_BOUNCE_LEN (1u << 20)          /* read/write fallback buffer, one per LU */
 #define XT_NAME_MAX 128
+/*
+ * tcmu-runner worker threads per LU (the handler's nr_threads) and how many
+ * of them EXTENDED COPY jobs may hold at once: the rest stay free for
+ * READ/WRITE/flush, so ordinary I/O never queues behind copies (async.c).
+ */
+#define XT_WORKERS 16
+#define XT_MAX_JOBS 8
+/* A copy checks for a stop request (close, abort, deadline) between chunks of this size. */
+#define XT_CHUNK (1u << 20)
 
 /* ------------------------------------------------------------------------ */
 /* cfgstring: xcopy/PATH[?opt=val[&opt=val...]]  (cfg.c)                      */
@@ -100,6 +110,40 @@ struct xt_stats {
 	uint64_t denied;         /* CSCDs refused by the access rule */
 	uint64_t rcr;            /* RECEIVE COPY RESULTS answered */
 	uint64_t deadline_cuts;  /* EXTENDED COPY commands ended at their deadline */
+	uint64_t busy;           /* EXTENDED COPY answered TASK SET FULL (XT_MAX_JOBS running) */
+	uint64_t inflight_max;   /* most EXTENDED COPY jobs in flight at once */
+};
+
+/* ------------------------------------------------------------------------ */
+/* EXTENDED COPY off the command thread (async.c)                              */
+/* ------------------------------------------------------------------------ */
+
+enum xt_job_state { XT_JOB_QUEUED, XT_JOB_RUNNING };
+enum xt_stop { XT_STOP_NONE, XT_STOP_CLOSE, XT_STOP_ABORT };
+
+/* One EXTENDED COPY in flight; owned by its LU's job list. */
+struct xt_job {
+	uint64_t token;                   /* tcmur_cmd->cmd_state; never reused */
+	struct xcm_lu *lu;                /* the LU that received the command */
+	enum xt_job_state state;
+	struct timespec t0;               /* CLOCK_MONOTONIC when handle_cmd saw it */
+	uint32_t cmd_time_out;            /* the LU's attrib/cmd_time_out (s) when queued */
+	uint64_t deadline_ms;             /* xt_now_ms() time the copy must end by, 0: none */
+	atomic_int stop;                  /* enum xt_stop, set by others */
+	atomic_uint_fast32_t segs_done;   /* progress, for COPY STATUS while running */
+	atomic_uint_fast64_t bytes_done;
+	uint8_t *bounce;                  /* XT_BOUNCE_LEN, this job's own */
+	struct xcm_list list;
+	struct xt_job *next;
+};
+
+/* Per-LU job list and held-results store; lock guards both. */
+struct xt_async {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;           /* a job ended */
+	struct xt_job *jobs;
+	unsigned int njobs;
+	bool closing;
 };
 
 /* One open user:xcopy device; the engine sees it as struct xcm_lu. */
@@ -113,12 +157,11 @@ struct xcm_lu {
 	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
-	/* command state, touched only by this LU's command thread */
+	struct xt_async as;               /* jobs in flight + store (under as.lock) */
 	struct xcm_store *store;
-	struct xcm_list *list;
+	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
-	uint8_t *bounce;
 	uint8_t rsp[4096];                /* data-in staging */
 	pthread_mutex_t stats_lock;
 	struct xt_stats stats;
@@ -130,12 +173,43 @@ void xt_registry_add(struct xcm_lu *lu);
 void xt_registry_remove(struct xcm_lu *lu);
 
 /*
- * Run one parsed list received on self: snapshot the registry (designators,
- * access decisions), call xcm_list_execute_opts with the file backend and
- * deadline_ms (xt_now_ms() time, 0: none), account.
+ * Run one job's parsed list received on its LU: snapshot the registry
+ * (designators, access decisions), call xcm_list_execute_opts with the file
+ * backend, the job's deadline and chunks of XT_CHUNK (progress, stop
+ * requests between chunks), account.
  */
-enum xcm_status xt_execute(struct xcm_lu *self, const struct xcm_list *l, uint64_t deadline_ms,
-			   struct xcm_exec_result *res, struct xcm_err *err);
+enum xcm_status xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
+
+/*
+ * The engine's limits as this target enforces and reports them (RECEIVE
+ * COPY RESULTS OPERATING PARAMETERS, VPD 8Fh): the engine defaults with
+ * XT_MAX_JOBS concurrent copies per LU.
+ */
+const struct xcm_limits *xt_limits(void);
+
+/* async.c: set up / tear down lu->as (close: stop running jobs, wait for them). */
+int xt_async_init(struct xcm_lu *lu);
+void xt_async_close(struct xcm_lu *lu);
+/*
+ * handle_cmd, EXTENDED COPY: check and parse on the command thread, then
+ * hand the job to the runner's worker pool (see target/README.md). Returns
+ * a TCMU_STS code; TCMU_STS_NOT_HANDLED means "queued as SYNCHRONIZE CACHE".
+ */
+int xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd);
+/* flush callout: true if cmd is one of our jobs (then *sts is its status). */
+bool xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts);
+/* RECEIVE COPY RESULTS (LID1) under the store lock; running lists report progress. */
+enum xcm_status xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req,
+			     struct xcm_wbuf *w, struct xcm_err *err);
+/* The sense bytes of err into the command's sense buffer; TCMU_STS_PASSTHROUGH_ERR. */
+int xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err);
+/* Count one EXTENDED COPY answered by the engine. */
+void xt_count_cmd(struct xcm_lu *lu, bool ok);
+/*
+ * Is the running tcmu-runner one whose dispatch async.c relies on (1.5.4)?
+ * NULL if yes, else the reason.
+ */
+const char *xt_runner_unsupported(void);
 
 /* CLOCK_MONOTONIC in milliseconds: the engine's clock (ops.now_ms). */
 uint64_t xt_now_ms(void);

@@ -54,6 +54,15 @@ struct xcm_backend_ops {
 	 * block; may be called from any thread that executes a list.
 	 */
 	uint64_t (*now_ms)(void *ctx);
+	/*
+	 * Optional: asked before each chunk. Anything but XCM_OK ends the list
+	 * there with that (COPY ABORTED) status, CSI = the segment being
+	 * processed, the result counting exactly what was written (e.g. COPY
+	 * OPERATION ABORT, or the LU going away). Must not block.
+	 */
+	enum xcm_status (*stop)(void *ctx);
+	/* Optional: after each chunk and segment, what the list has done so far. */
+	void (*progress)(void *ctx, uint32_t segs_processed, uint64_t bytes);
 };
 
 /*

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * EXTENDED COPY off the LU's command thread.
+ *
+ * tcmu-runner 1.5.4 calls handle_cmd synchronously on the LU's one command
+ * thread and offers a handler no exported way to complete a command later
+ * from its own thread. What it does offer: a CDB that handle_cmd leaves
+ * (TCMU_STS_NOT_HANDLED) goes on to the core, which sends SYNCHRONIZE CACHE
+ * to the handler's flush callout on one of the LU's nr_threads workers and
+ * completes the command with the callout's return code, through the
+ * runner's own completion, tracking and device-removal paths.
+ *
+ * So EXTENDED COPY is checked and parsed here on the command thread (errors
+ * found before data moves are answered at once), the job is queued in the
+ * LU's job list, the tcmur_cmd carries the job's token in cmd_state, and
+ * the runner's private copy of the CDB is rewritten to SYNCHRONIZE CACHE(16).
+ * The flush callout finds the token and runs the job on the worker.
+ * target/README.md lists the runner behaviour this relies on.
+ *
+ * At most XT_MAX_JOBS jobs per LU are in flight (of XT_WORKERS workers);
+ * one more is answered TASK SET FULL (SAM-5 5.3.5: the task set cannot take
+ * it now; initiators retry).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "xcopy_target.h"
+
+#define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
+/*
+ * A job the runner never handed to flush (the core answered the rewritten
+ * command itself, e.g. BUSY during device recovery) is forgotten this long
+ * after the command's timeout: the kernel has failed the command by then.
+ */
+#define ORPHAN_GRACE_S 10
+
+static atomic_uint_fast64_t g_next_token = 1;
+
+static struct xcm_limits g_limits;
+static pthread_once_t g_limits_once = PTHREAD_ONCE_INIT;
+
+static void
+limits_init(void)
+{
+	g_limits = xcm_limits_default;
+	/* SPC-4 6.18.4: copies this copy manager runs at once (per LU: list ids are per LU) */
+	g_limits.total_concurrent = XT_MAX_JOBS;
+	g_limits.max_concurrent = XT_MAX_JOBS;
+}
+
+const struct xcm_limits *
+xt_limits(void)
+{
+	pthread_once(&g_limits_once, limits_init);
+	return &g_limits;
+}
+
+static int64_t
+ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+int
+xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err)
+{
+	memset(lc->sense_buf, 0, sizeof(lc->sense_buf));
+	/* fixed format (70h) unless forwarded sense needs descriptor format (72h) */
+	xcm_sense_build(err, err->fwd_valid, lc->sense_buf, sizeof(lc->sense_buf));
+	return TCMU_STS_PASSTHROUGH_ERR;
+}
+
+void
+xt_count_cmd(struct xcm_lu *lu, bool ok)
+{
+	pthread_mutex_lock(&lu->stats_lock);
+	lu->stats.commands++;
+	if (ok) {
+		lu->stats.commands_ok++;
+	} else {
+		lu->stats.errors++;
+	}
+	pthread_mutex_unlock(&lu->stats_lock);
+}
+
+int
+xt_async_init(struct xcm_lu *lu)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	memset(&lu->as, 0, sizeof(lu->as));
+	rc = pthread_mutex_init(&lu->as.lock, NULL);
+	if (rc != 0) {
+		return -rc;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&lu->as.changed, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0) {
+		pthread_mutex_destroy(&lu->as.lock);
+		return -rc;
+	}
+	return 0;
+}
+
+static void
+job_free(struct xt_job *job)
+{
+	if (job != NULL) {
+		free(job->bounce);
+		free(job);
+	}
+}
+
+/* Caller holds as.lock. */
+static void
+job_unlink(struct xcm_lu *lu, struct xt_job *job)
+{
+	struct xt_job **pp;
+
+	for (pp = &lu->as.jobs; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == job) {
+			*pp = job->next;
+			lu->as.njobs--;
+			break;
+		}
+	}
+	job->next = NULL;
+	pthread_cond_broadcast(&lu->as.changed);
+}
+
+/* Caller holds as.lock: forget queued jobs the runner never started (see ORPHAN_GRACE_S). */
+static void
+reap_orphans(struct xcm_lu *lu, int64_t now)
+{
+	struct xt_job *job = lu->as.jobs, *next;
+	int64_t limit;
+
+	for (; job != NULL; job = next) {
+		next = job->next;
+		if (job->state != XT_JOB_QUEUED) {
+			continue;
+		}
+		limit = ts_ns(&job->t0) +
+			(int64_t)((job->cmd_time_out > 0 ? job->cmd_time_out : XT_CMD_TIME_OUT_DEFAULT) +
+				  ORPHAN_GRACE_S) * 1000000000;
+		if (now < limit) {
+			continue;
+		}
+		tcmu_dev_warn(lu->dev, "xcopy: job %llu was never started by the runner; dropped\n",
+			      (unsigned long long)job->token);
+		xcm_store_finish(lu->store, &job->list, XCM_E_INSUFFICIENT_RESOURCES, NULL, NULL, 0);
+		job_unlink(lu, job);
+		job_free(job);
+	}
+}
+
+int
+xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
+{
+	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	struct xt_job *job = NULL;
+	struct xcm_err err;
+	enum xcm_status st;
+	uint32_t plen = 0, need;
+	size_t have = 0, i;
+	unsigned int inflight;
+
+	memset(&err, 0, sizeof(err));
+	st = xcm_xcopy_cdb_check(lc->cdb, XCM_CDB16_LEN, &plen, &err);
+	if (st != XCM_OK || plen == 0) {
+		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (digest 10.7 step 2) */
+		goto answer;
+	}
+	/* Flatten the data-out, capped before anything is read or allocated. */
+	need = xcm_limits_max_param_len(xt_limits());
+	if (plen < need) {
+		need = plen;
+	}
+	for (i = 0; i < lc->iov_cnt; i++) {
+		have += lc->iovec[i].iov_len;
+	}
+	if (need > lu->plist_cap || have < need) {
+		/* the transfer holds fewer bytes than the CDB announces */
+		xcm_err_set(&err, XCM_E_PARAM_LIST_LEN);
+		st = XCM_E_PARAM_LIST_LEN;
+		goto answer;
+	}
+	for (i = 0, have = 0; i < lc->iov_cnt && have < need; i++) {
+		size_t n = lc->iovec[i].iov_len < need - have ? lc->iovec[i].iov_len : need - have;
+
+		memcpy(lu->plist + have, lc->iovec[i].iov_base, n);
+		have += n;
+	}
+	job = calloc(1, sizeof(*job));
+	if (job == NULL) {
+		xcm_err_set(&err, XCM_E_INSUFFICIENT_RESOURCES);
+		st = XCM_E_INSUFFICIENT_RESOURCES;
+		goto answer;
+	}
+	st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), xt_limits(), &job->list,
+			    &err);
+	if (st != XCM_OK) {
+		tcmu_dev_dbg(lu->dev, "xcopy: parameter list rejected: %s\n",
+			     xcm_status_info(st)->name);
+		goto answer;
+	}
+	job->bounce = malloc(XT_BOUNCE_LEN);
+	if (job->bounce == NULL) {
+		xcm_err_set(&err, XCM_E_INSUFFICIENT_RESOURCES);
+		st = XCM_E_INSUFFICIENT_RESOURCES;
+		goto answer;
+	}
+	job->lu = lu;
+	job->state = XT_JOB_QUEUED;
+	clock_gettime(CLOCK_MONOTONIC, &job->t0);
+	/*
+	 * The kernel fails the command cmd_time_out seconds after it queued it
+	 * to the ring; the engine stops between chunks before that (the reserve
+	 * of xcm_deadline_for_timeout covers the wait in the ring and in the
+	 * worker queue), so nothing is written after the initiator was told.
+	 */
+	job->cmd_time_out = xt_cmd_time_out(lu);
+	job->deadline_ms = xcm_deadline_for_timeout((uint64_t)ts_ns(&job->t0) / 1000000,
+						     job->cmd_time_out);
+
+	pthread_mutex_lock(&lu->as.lock);
+	reap_orphans(lu, ts_ns(&job->t0));
+	if (lu->as.closing || lu->as.njobs >= XT_MAX_JOBS) {
+		pthread_mutex_unlock(&lu->as.lock);
+		job_free(job);
+		pthread_mutex_lock(&lu->stats_lock);
+		lu->stats.busy++;
+		pthread_mutex_unlock(&lu->stats_lock);
+		xt_stats_write(lu);
+		/* SAM-5: TASK SET FULL; the initiator retries later */
+		return TCMU_STS_NO_RESOURCE;
+	}
+	/* a list identifier still running -> OPERATION IN PROGRESS (store.c) */
+	st = xcm_store_begin(lu->store, &job->list, &err);
+	if (st != XCM_OK) {
+		pthread_mutex_unlock(&lu->as.lock);
+		goto answer;
+	}
+	job->token = atomic_fetch_add(&g_next_token, 1);
+	job->next = lu->as.jobs;
+	lu->as.jobs = job;
+	inflight = ++lu->as.njobs;
+	pthread_mutex_unlock(&lu->as.lock);
+
+	pthread_mutex_lock(&lu->stats_lock);
+	if (inflight > lu->stats.inflight_max) {
+		lu->stats.inflight_max = inflight;
+	}
+	pthread_mutex_unlock(&lu->stats_lock);
+	/*
+	 * Hand it to the core as SYNCHRONIZE CACHE(16): lib_cmd->cdb is the
+	 * runner's own copy of the CDB (the ring is not touched), and the core
+	 * does not look at cmd_state on the flush path.
+	 */
+	cmd->cmd_state = (void *)(uintptr_t)job->token;
+	memset(lc->cdb, 0, XCM_CDB16_LEN);
+	lc->cdb[0] = OP_SYNC_CACHE_16;
+	return TCMU_STS_NOT_HANDLED;
+
+answer:
+	job_free(job);
+	xt_count_cmd(lu, st == XCM_OK);
+	xt_stats_write(lu);
+	if (st == XCM_OK) {
+		return TCMU_STS_OK;
+	}
+	return xt_fail_sense(lc, &err);
+}
+
+bool
+xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
+{
+	uint64_t token = (uint64_t)(uintptr_t)cmd->cmd_state;
+	uint8_t sense[XCM_SENSE_MAX];
+	struct xcm_exec_result res;
+	struct xt_job *job;
+	struct xcm_err err;
+	enum xcm_status st;
+	size_t sense_len = 0;
+	int cancel_state;
+
+	if (token == 0) {
+		return false;   /* a real SYNCHRONIZE CACHE */
+	}
+	pthread_mutex_lock(&lu->as.lock);
+	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
+	}
+	if (job == NULL || job->state != XT_JOB_QUEUED) {
+		pthread_mutex_unlock(&lu->as.lock);
+		tcmu_dev_err(lu->dev, "xcopy: job %llu not found (dropped after its timeout)\n",
+			     (unsigned long long)token);
+		*sts = TCMU_STS_TIMEOUT;
+		return true;
+	}
+	job->state = XT_JOB_RUNNING;
+	if (lu->as.closing) {
+		atomic_store(&job->stop, XT_STOP_CLOSE);
+	}
+	pthread_mutex_unlock(&lu->as.lock);
+
+	/*
+	 * The runner stops a LU's workers with pthread_cancel; a job cancelled
+	 * mid-way would leave the command, the store record and the registry
+	 * lock behind. Jobs stop between chunks instead (close sets stop), so
+	 * cancellation waits for that.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	memset(&err, 0, sizeof(err));
+	st = xt_execute(job, &res, &err);
+	if (st != XCM_OK) {
+		memset(sense, 0, sizeof(sense));
+		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
+	}
+	xt_count_cmd(lu, st == XCM_OK);
+	xt_stats_write(lu);
+	if (st != XCM_OK) {
+		tcmu_dev_dbg(lu->dev, "xcopy: %s (%u segments done)\n", xcm_status_info(st)->name,
+			     res.segs_processed);
+	}
+	/*
+	 * Last touch of lu: once the job is unlinked, a waiting close may free
+	 * the LU.
+	 */
+	pthread_mutex_lock(&lu->as.lock);
+	xcm_store_finish(lu->store, &job->list, st, &res, sense_len > 0 ? sense : NULL, sense_len);
+	job_unlink(lu, job);
+	pthread_mutex_unlock(&lu->as.lock);
+	job_free(job);
+	*sts = st == XCM_OK ? TCMU_STS_OK : xt_fail_sense(cmd->lib_cmd, &err);
+	pthread_setcancelstate(cancel_state, NULL);
+	return true;
+}
+
+enum xcm_status
+xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *w,
+	     struct xcm_err *err)
+{
+	struct xcm_copy_status cs;
+	struct xt_job *job;
+	enum xcm_status st;
+
+	pthread_mutex_lock(&lu->as.lock);
+	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
+		for (job = lu->as.jobs; job != NULL; job = job->next) {
+			if (job->list.list_id == req->list_id &&
+			    (job->list.list_id_usage == XCM_LIST_ID_HOLD ||
+			     job->list.list_id_usage == XCM_LIST_ID_DISCARD)) {
+				break;
+			}
+		}
+		if (job != NULL) {
+			/* SPC-4 6.18.3 (digest 6.1): a list still running, with its progress */
+			memset(&cs, 0, sizeof(cs));
+			cs.cm_status = XCM_CM_STATUS_IN_PROGRESS;
+			cs.hdd = job->list.list_id_usage == XCM_LIST_ID_HOLD;
+			cs.segs_processed = (uint16_t)atomic_load(&job->segs_done);
+			xcm_copy_status_set_bytes(&cs, atomic_load(&job->bytes_done));
+			pthread_mutex_unlock(&lu->as.lock);
+			xcm_err_set(err, XCM_OK);
+			xcm_rcr_encode_copy_status(&cs, w);
+			return XCM_OK;
+		}
+	}
+	st = xcm_store_rcr(lu->store, xt_limits(), req, w, err);
+	pthread_mutex_unlock(&lu->as.lock);
+	return st;
+}
+
+void
+xt_async_close(struct xcm_lu *lu)
+{
+	struct xt_job *job, *next;
+	bool running;
+
+	pthread_mutex_lock(&lu->as.lock);
+	lu->as.closing = true;
+	for (;;) {
+		running = false;
+		for (job = lu->as.jobs; job != NULL; job = next) {
+			next = job->next;
+			if (job->state == XT_JOB_RUNNING) {
+				atomic_store(&job->stop, XT_STOP_CLOSE);
+				running = true;
+			} else {
+				/*
+				 * Queued but not started: the runner stops and joins the
+				 * LU's workers before close, so nobody will start it.
+				 */
+				job_unlink(lu, job);
+				job_free(job);
+			}
+		}
+		if (!running) {
+			break;
+		}
+		/* each job stops at its next chunk boundary */
+		pthread_cond_wait(&lu->as.changed, &lu->as.lock);
+	}
+	pthread_mutex_unlock(&lu->as.lock);
+	pthread_cond_destroy(&lu->as.changed);
+	pthread_mutex_destroy(&lu->as.lock);
+}
+
+/*
+ * The dispatch above depends on tcmu-runner 1.5.4's generic command path
+ * (target/README.md). Its executable carries its version as a string; a
+ * runner without "1.5.4" is refused. XCOPY_RUNNER_VERSION overrides what is
+ * found (tests: the plugin harness is no tcmu-runner).
+ */
+const char *
+xt_runner_unsupported(void)
+{
+	static const char want[] = "1.5.4";
+	const char *env = getenv("XCOPY_RUNNER_VERSION");
+	char buf[16384];
+	size_t keep = 0, k;
+	ssize_t n;
+	int fd;
+
+	if (env != NULL) {
+		return strcmp(env, want) == 0 ? NULL : "XCOPY_RUNNER_VERSION is not 1.5.4";
+	}
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return "cannot read /proc/self/exe to check the tcmu-runner version";
+	}
+	/* look for the NUL-terminated string "1.5.4" preceded by a NUL */
+	while ((n = read(fd, buf + keep, sizeof(buf) - keep)) > 0) {
+		size_t len = keep + (size_t)n;
+
+		for (k = 0; k + sizeof(want) + 1 <= len; k++) {
+			if (buf[k] == '\0' && memcmp(buf + k + 1, want, sizeof(want)) == 0) {
+				close(fd);
+				return NULL;
+			}
+		}
+		keep = len < sizeof(want) + 1 ? len : sizeof(want) + 1;
+		memmove(buf, buf + len - keep, keep);
+	}
+	close(fd);
+	return "the running tcmu-runner is not version 1.5.4 (EXTENDED COPY runs on its "
+	       "worker pool through the 1.5.4 flush path)";
+}

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * EXTENDED COPY off the command thread (target/async.c), driven the way
+ * tcmu-runner 1.5.4 drives it: handle_cmd on the "command thread" (the test's
+ * main thread) queues the job and returns NOT_HANDLED with the CDB turned into
+ * SYNCHRONIZE CACHE(16); the flush callout, called here later or on another
+ * thread as the runner's worker pool would, runs it and returns its status.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define XT_TEST_JOBS 8   /* EXTENDED COPY commands one LU runs at once (target/README.md) */
+
+/* One command that outlives a call: CDB copy, data-out, the runner's structs. */
+struct pcmd {
+	struct tcmu_device *d;
+	struct tcmulib_cmd lc;
+	struct tcmur_cmd rc;
+	struct iovec iov;
+	uint8_t cdb[16];
+	uint8_t buf[4096];
+	int sts;
+	pthread_t th;
+};
+
+/* handle_cmd for g_list on d; returns its TCMU_STS code. */
+static int
+pc_submit(struct pcmd *p, struct tcmu_device *d)
+{
+	struct xcm_wbuf w;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	w = xcm_wbuf_make(p->buf, sizeof(p->buf));
+	n = xcm_list_encode(g_list, &w);
+	xcm_cdb_xcopy(p->cdb, (uint32_t)n);
+	p->iov.iov_base = p->buf;
+	p->iov.iov_len = n;
+	p->lc.cdb = p->cdb;
+	p->lc.iovec = &p->iov;
+	p->lc.iov_cnt = 1;
+	p->lc.hm_private = &p->rc;
+	p->rc.lib_cmd = &p->lc;
+	p->sts = g_handler->handle_cmd(d, &p->rc);
+	return p->sts;
+}
+
+/* Handed over as the runner's core expects: NOT_HANDLED, SYNCHRONIZE CACHE(16), a token. */
+static bool
+pc_handed_over(const struct pcmd *p)
+{
+	static const uint8_t zero[15];
+
+	return p->sts == TCMU_STS_NOT_HANDLED && p->cdb[0] == 0x91 &&
+	       memcmp(p->cdb + 1, zero, sizeof(zero)) == 0 && p->rc.cmd_state != NULL;
+}
+
+static void *
+pc_flush_main(void *arg)
+{
+	struct pcmd *p = arg;
+
+	p->sts = g_handler->flush(p->d, &p->rc);
+	return NULL;
+}
+
+static int
+pc_flush(struct pcmd *p)
+{
+	pc_flush_main(p);
+	return p->sts;
+}
+
+static void
+pc_flush_start(struct pcmd *p)
+{
+	CHECK(pthread_create(&p->th, NULL, pc_flush_main, p) == 0);
+}
+
+static int
+pc_flush_join(struct pcmd *p)
+{
+	pthread_join(p->th, NULL);
+	return p->sts;
+}
+
+/* RECEIVE COPY RESULTS COPY STATUS of list id on d: -1 if not GOOD. */
+static int
+copy_status(struct tcmu_device *d, uint8_t id, struct xcm_copy_status *cs)
+{
+	uint8_t cdb[16], buf[64];
+
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_COPY_STATUS, id, sizeof(buf));
+	if (run_cmd(d, cdb, buf, sizeof(buf), NULL) != TCMU_STS_OK) {
+		return -1;
+	}
+	return xcm_rcr_decode_copy_status(xcm_span_make(buf, sizeof(buf)), cs) == 0 ? 0 : -1;
+}
+
+static uint64_t
+cs_bytes(const struct xcm_copy_status *cs)
+{
+	return (uint64_t)cs->transfer_count << (10 * cs->units);
+}
+
+static void
+msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Arm (or with "off", disarm) lu_a's fault; it is read at the next EXTENDED COPY. */
+static void
+fault_a(const char *spec)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s\n", spec);
+	put_file("stats/lu_a.fault", text);
+}
+
+static void
+test_handover_and_limit(void)
+{
+	struct pcmd *p = calloc(XT_TEST_JOBS + 2, sizeof(*p));
+	int i;
+
+	/* one copy: queued on the command thread, run by flush, data moved */
+	fill_pattern("a.img", 0, 64 * BS, 0x31);
+	list_one(SER_A, SER_A, 64, 0, 1024, XCM_LIST_ID_NONE, 0);
+	pc_submit(&p[0], &g_a);
+	CHECK(pc_handed_over(&p[0]));
+	CHECK(pc_flush(&p[0]) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 1024 * BS, "a.img", 0, 64 * BS));
+
+	/* XT_MAX_JOBS (8) in flight, the next one TASK SET FULL (NO_RESOURCE) */
+	for (i = 0; i < XT_TEST_JOBS; i++) {
+		list_one(SER_A, SER_A, 8, 0, 2048 + 8 * (uint64_t)i, XCM_LIST_ID_DISCARD,
+			 (uint8_t)(100 + i));
+		pc_submit(&p[i], &g_a);
+		CHECK(pc_handed_over(&p[i]));
+	}
+	list_one(SER_A, SER_A, 8, 0, 3000, XCM_LIST_ID_DISCARD, 120);
+	CHECK(pc_submit(&p[XT_TEST_JOBS], &g_a) == TCMU_STS_NO_RESOURCE);
+	CHECK(p[XT_TEST_JOBS].rc.cmd_state == NULL && p[XT_TEST_JOBS].cdb[0] == XCM_OP_XCOPY);
+	CHECK(stat_of("lu_a", "busy") == 1);
+	CHECK(stat_of("lu_a", "inflight_max") == XT_TEST_JOBS);
+	/* list id 120 was not taken by the refused command */
+	{
+		struct xcm_copy_status cs;
+		CHECK(copy_status(&g_a, 120, &cs) == -1);
+	}
+	/* run them in another order than queued: each finds its own job */
+	for (i = XT_TEST_JOBS - 1; i >= 0; i--) {
+		CHECK(pc_flush(&p[i]) == TCMU_STS_OK);
+		CHECK(same_bytes("a.img", (2048 + 8 * (uint64_t)i) * BS, "a.img", 0, 8 * BS));
+	}
+	/* room again */
+	CHECK(pc_submit(&p[XT_TEST_JOBS + 1], &g_a) == TCMU_STS_NOT_HANDLED);
+	CHECK(pc_flush(&p[XT_TEST_JOBS + 1]) == TCMU_STS_OK);
+	/* a token that is not (or no longer) a job: BUSY-mapped TIMEOUT, nothing run */
+	CHECK(pc_flush(&p[XT_TEST_JOBS + 1]) == TCMU_STS_TIMEOUT);
+	free(p);
+}
+
+static void
+test_list_id_in_progress(void)
+{
+	struct xcm_copy_status cs;
+	struct pcmd p, q;
+	uint8_t sense[96];
+
+	list_one(SER_A, SER_A, 16, 0, 4000, XCM_LIST_ID_HOLD, 7);
+	pc_submit(&p, &g_a);
+	CHECK(pc_handed_over(&p));
+	/* queued, not started: the list id is in use already */
+	CHECK(copy_status(&g_a, 7, &cs) == 0);
+	CHECK(cs.cm_status == XCM_CM_STATUS_IN_PROGRESS && cs.hdd && cs.segs_processed == 0 &&
+	      cs_bytes(&cs) == 0);
+	list_one(SER_A, SER_A, 16, 0, 5000, XCM_LIST_ID_HOLD, 7);
+	CHECK(pc_submit(&q, &g_a) == TCMU_STS_PASSTHROUGH_ERR);
+	memcpy(sense, q.lc.sense_buf, sizeof(sense));
+	/* SPC-4: ILLEGAL REQUEST, OPERATION IN PROGRESS (00/16), fixed format */
+	CHECK(sense[0] == 0x70 && sense_is(sense, XCM_SK_ILLEGAL_REQUEST,
+					    XCM_ASC_OPERATION_IN_PROGRESS));
+	CHECK(q.cdb[0] == XCM_OP_XCOPY && q.rc.cmd_state == NULL);
+	/* another id is fine meanwhile */
+	list_one(SER_A, SER_A, 16, 0, 5000, XCM_LIST_ID_HOLD, 8);
+	CHECK(pc_submit(&q, &g_a) == TCMU_STS_NOT_HANDLED);
+	CHECK(pc_flush(&q) == TCMU_STS_OK);
+	CHECK(pc_flush(&p) == TCMU_STS_OK);
+	CHECK(copy_status(&g_a, 7, &cs) == 0);
+	CHECK(cs.cm_status == XCM_CM_STATUS_GOOD && cs.segs_processed == 1 &&
+	      cs_bytes(&cs) == 16 * BS);
+	/* completed: the id can be used again */
+	list_one(SER_A, SER_A, 16, 0, 4000, XCM_LIST_ID_HOLD, 7);
+	CHECK(pc_submit(&p, &g_a) == TCMU_STS_NOT_HANDLED);
+	CHECK(pc_flush(&p) == TCMU_STS_OK);
+}
+
+/* A copy slowed by the delay fault: COPY STATUS while it runs shows progress. */
+static void
+test_progress(void)
+{
+	struct xcm_copy_status cs, mid;
+	struct pcmd p;
+	int t, seen = 0;
+
+	fill_pattern("a.img", 0, 2u << 20, 0x5C);
+	fault_a("delay:250");
+	/* 2 MiB in 1 MiB chunks, two delayed calls per chunk: ~1 s */
+	list_one(SER_A, SER_A, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_HOLD, 9);
+	pc_submit(&p, &g_a);
+	CHECK(pc_handed_over(&p));
+	pc_flush_start(&p);
+	memset(&mid, 0, sizeof(mid));
+	for (t = 0; t < 400 && !seen; t++) {
+		msleep(5);
+		if (copy_status(&g_a, 9, &cs) == 0 && cs.cm_status == XCM_CM_STATUS_IN_PROGRESS &&
+		    cs_bytes(&cs) > 0) {
+			mid = cs;
+			seen = 1;
+		}
+	}
+	CHECK(pc_flush_join(&p) == TCMU_STS_OK);
+	CHECK(seen == 1);
+	/* exactly one of the two 1 MiB chunks was done, no segment yet */
+	CHECK(cs_bytes(&mid) == (1u << 20) && mid.segs_processed == 0);
+	CHECK(copy_status(&g_a, 9, &cs) == 0);
+	CHECK(cs.cm_status == XCM_CM_STATUS_GOOD && cs.segs_processed == 1 &&
+	      cs_bytes(&cs) == (2u << 20));
+	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 2u << 20));
+	fault_a("off");
+	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);   /* reads the control file */
+}
+
+/* close while copies run or wait: the running one stops between chunks, nothing hangs. */
+static void
+test_close(void)
+{
+	struct pcmd run, q1, q2;
+	uint8_t sense[96];
+
+	fault_a("delay:100");
+	list_one(SER_A, SER_A, (3u << 20) / BS, 0, (1u << 20) / BS, XCM_LIST_ID_NONE, 0);
+	pc_submit(&run, &g_a);
+	CHECK(pc_handed_over(&run));
+	pc_flush_start(&run);
+	msleep(250);   /* inside the first chunk */
+	/* two more queued, never started (the runner joins its workers before close) */
+	list_one(SER_A, SER_A, 8, 0, 7000, XCM_LIST_ID_HOLD, 30);
+	pc_submit(&q1, &g_a);
+	list_one(SER_A, SER_A, 8, 0, 7100, XCM_LIST_ID_NONE, 0);
+	pc_submit(&q2, &g_a);
+	CHECK(pc_handed_over(&q1) && pc_handed_over(&q2));
+	g_handler->close(&g_a);
+	CHECK(pc_flush_join(&run) == TCMU_STS_PASSTHROUGH_ERR);
+	memcpy(sense, run.lc.sense_buf, sizeof(sense));
+	/* the LU went away mid-copy: COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE */
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, 0x0D02));
+	CHECK(g_handler->open(&g_a, false) == 0);
+	/* stale tokens of the old LU find nothing */
+	CHECK(pc_flush(&q1) == TCMU_STS_TIMEOUT);
+	CHECK(pc_flush(&q2) == TCMU_STS_TIMEOUT);
+	/* the reopened LU has no fault armed and a fresh store */
+	{
+		struct xcm_copy_status cs;
+		CHECK(copy_status(&g_a, 30, &cs) == -1);
+	}
+	list_one(SER_A, SER_A, 8, 0, 7000, XCM_LIST_ID_HOLD, 30);
+	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);
+	{
+		char p[512];
+		snprintf(p, sizeof(p), "%s/stats/lu_a.fault", g_tmp);
+		unlink(p);
+	}
+}
+
+static void
+test_limits_and_runner(void)
+{
+	uint8_t cdb[16], buf[128];
+	struct tcmu_device d;
+
+	/* OPERATING PARAMETERS: TOTAL CONCURRENT COPIES and MAXIMUM CONCURRENT COPIES */
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_OP_PARAMS, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
+	CHECK(xcm_get_be16(buf + 34) == XT_TEST_JOBS && buf[36] == XT_TEST_JOBS);
+
+	/* open refuses a runner whose dispatch it does not know */
+	memcpy(&d, &g_a, sizeof(d));
+	d.hm_priv = NULL;
+	setenv("XCOPY_RUNNER_VERSION", "1.4.0", 1);
+	g_last_err[0] = '\0';
+	CHECK(g_handler->open(&d, false) == -EOPNOTSUPP);
+	CHECK(strstr(g_last_err, "1.5.4") != NULL);
+	CHECK(d.hm_priv == NULL);
+	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
+}
+
+void
+test_async(void)
+{
+	test_handover_and_limit();
+	test_list_id_in_progress();
+	test_progress();
+	test_close();
+	test_limits_and_runner();
+}
