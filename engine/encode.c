@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "param_layout.h"
+#include "xcm/lid4.h"
 #include "xcm/xcm.h"
 
 /* digest 4.6: FFFFh for the list's "self", else the index into l->cscd. */
@@ -93,32 +94,42 @@ put_segment(struct xcm_wbuf *w, const struct xcm_list *l, uint32_t ncscd,
 	xcm_wbuf_put(w, b, len);
 }
 
-size_t
-xcm_list_encode(const struct xcm_list *l, struct xcm_wbuf *w)
+/* Header (LID1 16 bytes, digest 3.1; LID4 48 bytes, digest 3.2), CSCDs, segments. */
+static size_t
+list_encode(const struct xcm_list *l, bool lid4, struct xcm_wbuf *w)
 {
 	uint32_t ncscd = l->ncscd < XCM_MAX_CSCD ? l->ncscd : XCM_MAX_CSCD;
 	uint32_t nseg = l->nseg < XCM_MAX_SEG ? l->nseg : XCM_MAX_SEG;
 	size_t start = w->len;
-	uint8_t h[XCM_PLIST_HDR_LEN];
+	uint8_t h[XCM_PLIST4_HDR_LEN];
 	uint32_t seg_bytes = 0;
+	uint8_t flags;
 	uint32_t i;
 
 	for (i = 0; i < nseg; i++) {
 		seg_bytes += (uint32_t)seg_len_of(&l->seg[i]);
 	}
-	/* digest 3.1: header */
+	flags = (uint8_t)(((l->str ? 1u : 0u) << XCM_PLH_STR_SHIFT) |
+			  ((l->list_id_usage & XCM_PLH_USAGE_MASK) << XCM_PLH_USAGE_SHIFT) |
+			  (l->priority & XCM_PLH_PRIO_MASK));
 	memset(h, 0, sizeof(h));
-	h[XCM_PLH_LIST_ID] = l->list_id;
-	h[XCM_PLH_FLAGS] = (uint8_t)(((l->str ? 1u : 0u) << XCM_PLH_STR_SHIFT) |
-				     ((l->list_id_usage & XCM_PLH_USAGE_MASK)
-				      << XCM_PLH_USAGE_SHIFT) |
-				     (l->priority & XCM_PLH_PRIO_MASK));
-	xcm_put_be16(h + XCM_PLH_CSCD_LEN, (uint16_t)(ncscd * XCM_CSCD_LEN));
-	xcm_put_be32(h + XCM_PLH_SEG_LEN, seg_bytes);
-	/* no inline data is ever sent: INLINE DATA LENGTH 0 */
-	xcm_put_be32(h + XCM_PLH_INLINE_LEN, 0);
-	xcm_wbuf_put(w, h, sizeof(h));
-
+	if (lid4) {
+		h[XCM_PL4_FORMAT] = XCM_PL4_FORMAT_LID4;
+		h[XCM_PL4_FLAGS] = flags;
+		xcm_put_be32(h + XCM_PL4_LIST_ID, l->list_id4);
+		xcm_put_be16(h + XCM_PL4_CSCD_LEN, (uint16_t)(ncscd * XCM_CSCD_LEN));
+		xcm_put_be16(h + XCM_PL4_SEG_LEN, (uint16_t)seg_bytes);
+		/* no inline data, no header CSCDs, IMMED = G_SENSE = 0 */
+		xcm_wbuf_put(w, h, XCM_PLIST4_HDR_LEN);
+	} else {
+		h[XCM_PLH_LIST_ID] = l->list_id;
+		h[XCM_PLH_FLAGS] = flags;
+		xcm_put_be16(h + XCM_PLH_CSCD_LEN, (uint16_t)(ncscd * XCM_CSCD_LEN));
+		xcm_put_be32(h + XCM_PLH_SEG_LEN, seg_bytes);
+		/* no inline data is ever sent: INLINE DATA LENGTH 0 */
+		xcm_put_be32(h + XCM_PLH_INLINE_LEN, 0);
+		xcm_wbuf_put(w, h, XCM_PLIST_HDR_LEN);
+	}
 	for (i = 0; i < ncscd; i++) {
 		put_cscd(w, &l->cscd[i]);
 	}
@@ -126,6 +137,18 @@ xcm_list_encode(const struct xcm_list *l, struct xcm_wbuf *w)
 		put_segment(w, l, ncscd, &l->seg[i]);
 	}
 	return w->len - start;
+}
+
+size_t
+xcm_list_encode(const struct xcm_list *l, struct xcm_wbuf *w)
+{
+	return list_encode(l, false, w);
+}
+
+size_t
+xcm_list_encode_lid4(const struct xcm_list *l, struct xcm_wbuf *w)
+{
+	return list_encode(l, true, w);
 }
 
 int

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "param_layout.h"
+#include "xcm/lid4.h"
 #include "xcm/xcm.h"
 
 enum xcm_status
@@ -43,11 +44,15 @@ xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t *plen, struct x
 	return XCM_OK;
 }
 
-/* Lengths taken from the header, for the walks. */
+/* Lengths taken from the header, for the walks, and where the header keeps them. */
 struct plist_lens {
 	uint32_t cscd;
 	uint32_t seg;
 	uint32_t inl;
+	uint32_t base;      /* offset of the first CSCD descriptor: 16 (LID1), 48 (LID4) */
+	uint32_t f_cscd;    /* offsets of the length fields and the LIST IDENTIFIER */
+	uint32_t f_seg;
+	uint32_t f_list_id;
 };
 
 static enum xcm_status
@@ -65,13 +70,16 @@ fail_plen(struct xcm_err *err)
 	return XCM_E_PARAM_LIST_LEN;
 }
 
+static enum xcm_status check_lens(uint32_t plen, struct xcm_span data,
+				  const struct xcm_limits *lim, const struct plist_lens *lens,
+				  uint32_t f_inl, struct xcm_err *err);
+
 /* Phase 1: the 16-byte header and the lengths it declares (digest 3.1, 10.7 steps 3-5). */
 static enum xcm_status
 parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	     struct xcm_list *out, struct plist_lens *lens, struct xcm_err *err)
 {
 	struct xcm_span h;
-	uint64_t total;
 	uint8_t flags;
 
 	/* 10.7 step 3: shorter than the header (declared or received) -> 1A/00 */
@@ -87,6 +95,67 @@ parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	lens->cscd = xcm_get_be16(h.p + XCM_PLH_CSCD_LEN);
 	lens->seg = xcm_get_be32(h.p + XCM_PLH_SEG_LEN);
 	lens->inl = xcm_get_be32(h.p + XCM_PLH_INLINE_LEN);
+	lens->base = XCM_PLIST_HDR_LEN;
+	lens->f_cscd = XCM_PLH_CSCD_LEN;
+	lens->f_seg = XCM_PLH_SEG_LEN;
+	lens->f_list_id = XCM_PLH_LIST_ID;
+	return check_lens(plen, data, lim, lens, XCM_PLH_INLINE_LEN, err);
+}
+
+/*
+ * Phase 1 for LID4 (EXTENDED COPY SA 01h): the 48-byte header (digest 3.2).
+ * What a TCMU target cannot do is refused with INVALID FIELD IN PARAMETER
+ * LIST pointing at the field: header CSCD descriptors, IMMED (status before
+ * the copy ends: TCMU completes a command once) and G_SENSE (sense data with
+ * GOOD status: TCMU sends sense only with CHECK CONDITION).
+ */
+static enum xcm_status
+parse_header4(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+	      struct xcm_list *out, struct plist_lens *lens, struct xcm_err *err)
+{
+	struct xcm_span h;
+	uint8_t flags;
+
+	if (plen < XCM_PLIST4_HDR_LEN || !xcm_span_sub(data, 0, XCM_PLIST4_HDR_LEN, &h)) {
+		return fail_plen(err);
+	}
+	/* digest 3.2: LIST FORMAT 01h */
+	if (h.p[XCM_PL4_FORMAT] != XCM_PL4_FORMAT_LID4) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PL4_FORMAT, -1);
+	}
+	flags = h.p[XCM_PL4_FLAGS];
+	out->str = (flags >> XCM_PLH_STR_SHIFT) & 1u;
+	out->list_id_usage = (flags >> XCM_PLH_USAGE_SHIFT) & XCM_PLH_USAGE_MASK;
+	out->priority = flags & XCM_PLH_PRIO_MASK;
+	if (xcm_get_be16(h.p + XCM_PL4_HDR_CSCD_LEN) != 0) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PL4_HDR_CSCD_LEN, -1);
+	}
+	if ((h.p[XCM_PL4_OPTS] >> XCM_PL4_G_SENSE_BIT) & 1u) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PL4_OPTS, XCM_PL4_G_SENSE_BIT);
+	}
+	if ((h.p[XCM_PL4_OPTS] >> XCM_PL4_IMMED_BIT) & 1u) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PL4_OPTS, XCM_PL4_IMMED_BIT);
+	}
+	out->list_id4 = xcm_get_be32(h.p + XCM_PL4_LIST_ID);
+	lens->cscd = xcm_get_be16(h.p + XCM_PL4_CSCD_LEN);
+	lens->seg = xcm_get_be16(h.p + XCM_PL4_SEG_LEN);
+	lens->inl = xcm_get_be16(h.p + XCM_PL4_INLINE_LEN);
+	lens->base = XCM_PLIST4_HDR_LEN;
+	lens->f_cscd = XCM_PL4_CSCD_LEN;
+	lens->f_seg = XCM_PL4_SEG_LEN;
+	lens->f_list_id = XCM_PL4_LIST_ID;
+	return check_lens(plen, data, lim, lens, XCM_PL4_INLINE_LEN, err);
+}
+
+/*
+ * The lengths a header declares, against the limits and the bytes declared
+ * and received (digest 3.1, 10.7 step 5); f_inl: offset of INLINE DATA LENGTH.
+ */
+static enum xcm_status
+check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+	   const struct plist_lens *lens, uint32_t f_inl, struct xcm_err *err)
+{
+	uint64_t total;
 
 	/*
 	 * 10.7 step 5: CSCD + segment bytes above MAXIMUM DESCRIPTOR LIST LENGTH
@@ -102,19 +171,19 @@ parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	 * uses the dedicated ASC 26/0B INLINE DATA LENGTH EXCEEDED, pointing at the field.
 	 */
 	if (lens->inl > lim->max_inline_len) {
-		return fail_field(err, XCM_E_INLINE_DATA_LEN, XCM_PLH_INLINE_LEN, -1);
+		return fail_field(err, XCM_E_INLINE_DATA_LEN, f_inl, -1);
 	}
 	/*
 	 * digest 3.1, 10.7 step 5: header + lists + inline must have been both
 	 * declared (PARAMETER LIST LENGTH) and received; trailing bytes are allowed.
 	 */
-	total = (uint64_t)XCM_PLIST_HDR_LEN + lens->cscd + lens->seg + lens->inl;
+	total = (uint64_t)lens->base + lens->cscd + lens->seg + lens->inl;
 	if (total > plen || total > data.len) {
 		return fail_plen(err);
 	}
 	/* 10.7 step 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06 */
 	if (lens->cscd > (uint32_t)lim->max_cscd * XCM_CSCD_LEN) {
-		return fail_field(err, XCM_E_TOO_MANY_CSCD, XCM_PLH_CSCD_LEN, -1);
+		return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
 	}
 	return XCM_OK;
 }
@@ -206,8 +275,8 @@ static enum xcm_status
 walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list *out,
 	   struct xcm_err *err)
 {
-	uint32_t off = XCM_PLIST_HDR_LEN;
-	uint32_t end = XCM_PLIST_HDR_LEN + lens->cscd;
+	uint32_t off = lens->base;
+	uint32_t end = lens->base + lens->cscd;
 	struct xcm_span d;
 	enum xcm_status st;
 
@@ -219,11 +288,11 @@ walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list 
 		}
 		/* digest 4.1: E4h is 32 bytes; ending inside one: bad CSCD list length */
 		if (end - off < XCM_CSCD_LEN || !xcm_span_sub(data, off, XCM_CSCD_LEN, &d)) {
-			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_CSCD_LEN, -1);
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_cscd, -1);
 		}
 		/* capacity: the header bounded the list by max_cscd; don't trust a limits table */
 		if (out->ncscd >= XCM_MAX_CSCD) {
-			return fail_field(err, XCM_E_TOO_MANY_CSCD, XCM_PLH_CSCD_LEN, -1);
+			return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
 		}
 		st = parse_e4(d, off, &out->cscd[out->ncscd], err);
 		if (st != XCM_OK) {
@@ -314,7 +383,7 @@ static enum xcm_status
 walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct xcm_limits *lim,
 	      struct xcm_list *out, struct unresolved *unres, struct xcm_err *err)
 {
-	uint32_t off = XCM_PLIST_HDR_LEN + lens->cscd;
+	uint32_t off = lens->base + lens->cscd;
 	uint32_t end = off + lens->seg; /* <= data.len, checked by parse_header */
 	uint32_t cap = lim->max_seg < XCM_MAX_SEG ? lim->max_seg : XCM_MAX_SEG;
 	struct xcm_span d;
@@ -327,7 +396,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 	while (off < end) {
 		/* digest 5.1: the list must hold at least the type and DESCRIPTOR LENGTH */
 		if (end - off < XCM_SEGD_DLEN_HDR) {
-			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_SEG_LEN, -1);
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_seg, -1);
 		}
 		/*
 		 * digest 5.2, 10.7 step 6: type first (libiscsi DescrType sends a
@@ -349,7 +418,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		/* digest 5.1: the descriptor must end inside the segment list */
 		if (end - off < XCM_SEGD_DLEN_HDR + need ||
 		    !xcm_span_sub(data, off, XCM_SEGD_DLEN_HDR + need, &d)) {
-			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_SEG_LEN, -1);
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_seg, -1);
 		}
 		/* digest 6.3, 10.7 step 5: over MAXIMUM SEGMENT DESCRIPTOR COUNT: 26/08 here */
 		if (out->nseg >= cap) {
@@ -367,7 +436,8 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 
 /* Phase 4: LIST ID USAGE and LIST IDENTIFIER (digest 3.1, 10.4, 10.7 step 7). */
 static enum xcm_status
-check_list_id(const struct xcm_list *out, const struct xcm_limits *lim, struct xcm_err *err)
+check_list_id(const struct xcm_list *out, const struct plist_lens *lens,
+	      const struct xcm_limits *lim, struct xcm_err *err)
 {
 	/* digest 10.4, D-8: 01b is reserved */
 	if (out->list_id_usage == XCM_LIST_ID_RESERVED) {
@@ -375,8 +445,8 @@ check_list_id(const struct xcm_list *out, const struct xcm_limits *lim, struct x
 	}
 	if (out->list_id_usage == XCM_LIST_ID_NONE) {
 		/* digest 10.4: with 11b the LIST IDENTIFIER must be 0 (T returns 26/00) */
-		if (out->list_id != 0) {
-			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_LIST_ID, -1);
+		if ((out->lid4 ? out->list_id4 : out->list_id) != 0) {
+			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_list_id, -1);
 		}
 		/* digest 10.4: 11b only when OPERATING PARAMETERS reports SNLID = 1 */
 		if (!lim->snlid) {
@@ -387,9 +457,9 @@ check_list_id(const struct xcm_list *out, const struct xcm_limits *lim, struct x
 	return XCM_OK;
 }
 
-enum xcm_status
-xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
-	       struct xcm_list *out, struct xcm_err *err)
+static enum xcm_status
+list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bool lid4,
+	   struct xcm_list *out, struct xcm_err *err)
 {
 	struct plist_lens lens;
 	struct unresolved unres = { false, 0, -1 };
@@ -398,6 +468,8 @@ xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim
 
 	xcm_err_set(err, XCM_OK);
 	out->list_id = 0;
+	out->lid4 = lid4;
+	out->list_id4 = 0;
 	out->list_id_usage = 0;
 	out->priority = 0;
 	out->str = false;
@@ -425,7 +497,8 @@ xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim
 		data.len = maxp;
 	}
 
-	st = parse_header(plen, data, lim, out, &lens, err);
+	st = lid4 ? parse_header4(plen, data, lim, out, &lens, err)
+		  : parse_header(plen, data, lim, out, &lens, err);
 	if (st == XCM_OK) {
 		st = walk_cscds(data, &lens, out, err);
 	}
@@ -433,7 +506,7 @@ xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim
 		st = walk_segments(data, &lens, lim, out, &unres, err);
 	}
 	if (st == XCM_OK) {
-		st = check_list_id(out, lim, err);
+		st = check_list_id(out, &lens, lim, err);
 	}
 	if (st == XCM_OK && unres.valid) {
 		xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, unres.seg, unres.field);
@@ -446,4 +519,18 @@ xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim
 	}
 	out->inline_len = lens.inl;
 	return XCM_OK;
+}
+
+enum xcm_status
+xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+	       struct xcm_list *out, struct xcm_err *err)
+{
+	return list_parse(plen, data, lim, false, out, err);
+}
+
+enum xcm_status
+xcm_list_parse_lid4(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
+		    struct xcm_list *out, struct xcm_err *err)
+{
+	return list_parse(plen, data, lim, true, out, err);
 }

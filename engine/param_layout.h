@@ -35,6 +35,23 @@ enum {
 };
 _Static_assert(XCM_PLH_INLINE_LEN + 4 == XCM_PLIST_HDR_LEN, "LID1 header is 16 bytes");
 
+/* LID4 parameter list header, 48 bytes (digest 3.2); byte 1 as in LID1 */
+enum {
+	XCM_PL4_FORMAT = 0,            /* LIST FORMAT */
+	XCM_PL4_FLAGS = 1,
+	XCM_PL4_HDR_CSCD_LEN = 2,      /* 2 bytes HEADER CSCD DESCRIPTOR LIST LENGTH */
+	XCM_PL4_OPTS = 15,             /* 1 G_SENSE, 0 IMMED */
+	XCM_PL4_HDR_CSCD_TYPE = 16,
+	XCM_PL4_LIST_ID = 20,          /* 4 bytes */
+	XCM_PL4_CSCD_LEN = 42,         /* 2 bytes */
+	XCM_PL4_SEG_LEN = 44,          /* 2 bytes */
+	XCM_PL4_INLINE_LEN = 46,       /* 2 bytes */
+	XCM_PL4_FORMAT_LID4 = 0x01,
+	XCM_PL4_G_SENSE_BIT = 1,
+	XCM_PL4_IMMED_BIT = 0,
+};
+_Static_assert(XCM_PL4_INLINE_LEN + 2 == XCM_PLIST4_HDR_LEN, "LID4 header is 48 bytes");
+
 /* Identification descriptor CSCD (E4h), 32 bytes (digest 4.1, 4.3, 4.4) */
 enum {
 	XCM_E4_TYPE = 0,

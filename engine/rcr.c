@@ -95,6 +95,10 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 			supported = true;
 		}
 	}
+	/* RECEIVE COPY STATUS (LID4) has a 4-byte list id: xcm_rcs4_cdb_check (xcm/lid4.h) */
+	if (sa == 0x05) {
+		supported = false;
+	}
 	if (!supported) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_RCR_CDB_SA,
 				  XCM_RCR_CDB_SA_MSB);

@@ -30,6 +30,15 @@ static const struct xcm_status_info g_status[XCM_STATUS_COUNT] = {
 		"LOGICAL BLOCK ADDRESS OUT OF RANGE" },
 	[XCM_E_INSUFFICIENT_RESOURCES] = ILLEGAL(XCM_ASC_INSUFFICIENT_RESOURCES),
 		"INSUFFICIENT RESOURCES" },
+	/*
+	 * A list ended by COPY OPERATION ABORT (SPC-4 6.3) before its next
+	 * chunk. The standard's TASK ABORTED status cannot be returned through
+	 * TCMU (libtcmu maps no handler code to it), so the command ends in
+	 * CHECK CONDITION, COPY ABORTED (data had begun to move), no additional
+	 * sense code, CSI = the segment being processed; RECEIVE COPY STATUS
+	 * (LID4) reports the list TERMINATED (60h) with the exact counts.
+	 */
+	[XCM_E_CA_ABORTED] = ABORTED(XCM_ASC_NO_ADDITIONAL_SENSE), "COPY ABORTED: ABORTED BY REQUEST" },
 	[XCM_E_CA_UNREACHABLE] = ABORTED(XCM_ASC_UNREACHABLE_COPY_TARGET),
 		"COPY ABORTED: UNREACHABLE COPY TARGET" },
 	[XCM_E_CA_DEVICE_FAILURE] = ABORTED(XCM_ASC_THIRD_PARTY_DEVICE_FAILURE),

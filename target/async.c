@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "xcm/lid4.h"
 #include "xcopy_target.h"
 
 #define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
@@ -135,6 +136,42 @@ job_unlink(struct xcm_lu *lu, struct xt_job *job)
 	pthread_cond_broadcast(&lu->as.changed);
 }
 
+/* A list that keeps a status under its identifier (LIST ID USAGE 00b or 10b). */
+static bool
+job_recorded(const struct xt_job *job)
+{
+	return job->list.list_id_usage == XCM_LIST_ID_HOLD ||
+	       job->list.list_id_usage == XCM_LIST_ID_DISCARD;
+}
+
+/* Caller holds as.lock: the queued or running job of list id (LID4 or LID1), or NULL. */
+static struct xt_job *
+job_find(struct xcm_lu *lu, bool lid4, uint32_t id)
+{
+	struct xt_job *job;
+
+	for (job = lu->as.jobs; job != NULL; job = job->next) {
+		if (job_recorded(job) && job->list.lid4 == lid4 &&
+		    (lid4 ? job->list.list_id4 : job->list.list_id) == id) {
+			return job;
+		}
+	}
+	return NULL;
+}
+
+/* Caller holds as.lock: record the outcome in the LU's LID1 or LID4 store. */
+static void
+job_record(struct xcm_lu *lu, struct xt_job *job, enum xcm_status st,
+	   const struct xcm_exec_result *res, const uint8_t *sense, size_t sense_len)
+{
+	if (job->list.lid4) {
+		xcm_store4_finish(lu->store4, &job->list, st, res,
+				  st == XCM_E_CA_ABORTED, sense, sense_len);
+	} else {
+		xcm_store_finish(lu->store, &job->list, st, res, sense, sense_len);
+	}
+}
+
 /* Caller holds as.lock: forget queued jobs the runner never started (see ORPHAN_GRACE_S). */
 static void
 reap_orphans(struct xcm_lu *lu, int64_t now)
@@ -155,16 +192,92 @@ reap_orphans(struct xcm_lu *lu, int64_t now)
 		}
 		tcmu_dev_warn(lu->dev, "xcopy: job %llu was never started by the runner; dropped\n",
 			      (unsigned long long)job->token);
-		xcm_store_finish(lu->store, &job->list, XCM_E_INSUFFICIENT_RESOURCES, NULL, NULL, 0);
+		job_record(lu, job, XCM_E_INSUFFICIENT_RESOURCES, NULL, NULL, 0);
 		job_unlink(lu, job);
 		job_free(job);
 	}
+}
+
+/*
+ * COPY OPERATION ABORT (SPC-4 6.3), on the command thread: a queued or
+ * running list with that identifier (LID4, or LID1 with a one-byte value)
+ * stops before its next chunk and ends with COPY ABORTED (XCM_E_CA_ABORTED);
+ * RECEIVE COPY STATUS (LID4) then says TERMINATED. A list that already
+ * completed: nothing to do, GOOD. An identifier never seen: INVALID FIELD IN
+ * CDB at byte 2.
+ */
+static int
+copy_op_abort(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint32_t id)
+{
+	struct xcm_rcs4 st4;
+	struct xt_job *job;
+	struct xcm_err err;
+	bool known;
+
+	pthread_mutex_lock(&lu->as.lock);
+	job = job_find(lu, true, id);
+	if (job == NULL && id <= UINT8_MAX) {
+		job = job_find(lu, false, id);
+	}
+	if (job != NULL) {
+		atomic_store(&job->stop, XT_STOP_ABORT);
+	}
+	known = job != NULL || xcm_store4_get(lu->store4, id, &st4);
+	pthread_mutex_unlock(&lu->as.lock);
+	if (known) {
+		tcmu_dev_info(lu->dev, "xcopy: COPY OPERATION ABORT of list %u%s\n", id,
+			      job != NULL ? "" : " (already completed)");
+		return TCMU_STS_OK;
+	}
+	xcm_err_set_field(&err, XCM_E_INVALID_FIELD_CDB, true, 2, -1);
+	return xt_fail_sense(lc, &err);
+}
+
+int
+xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rsp_cap,
+	      size_t *rsp_len)
+{
+	struct xcm_rcs4_req req;
+	struct xcm_rcs4 st4;
+	struct xt_job *job;
+	struct xcm_wbuf w;
+	struct xcm_err err;
+	bool known = true;
+
+	memset(&err, 0, sizeof(err));
+	if (xcm_rcs4_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err) != XCM_OK) {
+		return xt_fail_sense(lc, &err);
+	}
+	pthread_mutex_lock(&lu->as.lock);
+	job = job_find(lu, true, req.list_id);
+	if (job != NULL) {
+		/* SPC-4 6.19.3: running, the EXTENDED COPY still waiting: foreground */
+		memset(&st4, 0, sizeof(st4));
+		st4.sa = XCM_SA_XCOPY_LID4;
+		st4.op_status = XCM_RCS4_IN_PROGRESS;
+		st4.est_delay_ms = UINT32_MAX;
+		st4.segs = (uint16_t)atomic_load(&job->segs_done);
+		st4.bytes = atomic_load(&job->bytes_done);
+	} else {
+		known = xcm_store4_get(lu->store4, req.list_id, &st4);
+	}
+	pthread_mutex_unlock(&lu->as.lock);
+	if (!known) {
+		/* an identifier this LU never ran (or forgot): LIST IDENTIFIER, byte 2 */
+		xcm_err_set_field(&err, XCM_E_INVALID_FIELD_CDB, true, 2, -1);
+		return xt_fail_sense(lc, &err);
+	}
+	w = xcm_wbuf_make(rsp, req.alloc_len < rsp_cap ? req.alloc_len : rsp_cap);
+	xcm_rcs4_encode(&st4, &w);
+	*rsp_len = xcm_wbuf_stored(&w);
+	return TCMU_STS_OK;
 }
 
 int
 xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 {
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	struct xcm_tpc_out_req req;
 	struct xt_job *job = NULL;
 	struct xcm_err err;
 	enum xcm_status st;
@@ -173,7 +286,12 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 	unsigned int inflight;
 
 	memset(&err, 0, sizeof(err));
-	st = xcm_xcopy_cdb_check(lc->cdb, XCM_CDB16_LEN, &plen, &err);
+	/* 83h: EXTENDED COPY LID1 (00h), LID4 (01h), COPY OPERATION ABORT (1Ch) */
+	st = xcm_tpc_out_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
+	if (st == XCM_OK && req.sa == XCM_SA_COPY_OP_ABORT) {
+		return copy_op_abort(lu, lc, req.list_id);
+	}
+	plen = req.plen;
 	if (st != XCM_OK || plen == 0) {
 		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (digest 10.7 step 2) */
 		goto answer;
@@ -204,8 +322,13 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 		st = XCM_E_INSUFFICIENT_RESOURCES;
 		goto answer;
 	}
-	st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), xt_limits(), &job->list,
-			    &err);
+	if (req.sa == XCM_SA_XCOPY_LID4) {
+		st = xcm_list_parse_lid4(plen, xcm_span_make(lu->plist, need), xt_limits(),
+					 &job->list, &err);
+	} else {
+		st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), xt_limits(), &job->list,
+				    &err);
+	}
 	if (st != XCM_OK) {
 		tcmu_dev_dbg(lu->dev, "xcopy: parameter list rejected: %s\n",
 			     xcm_status_info(st)->name);
@@ -243,7 +366,8 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 		return TCMU_STS_NO_RESOURCE;
 	}
 	/* a list identifier still running -> OPERATION IN PROGRESS (store.c) */
-	st = xcm_store_begin(lu->store, &job->list, &err);
+	st = job->list.lid4 ? xcm_store4_begin(lu->store4, &job->list, &err)
+			    : xcm_store_begin(lu->store, &job->list, &err);
 	if (st != XCM_OK) {
 		pthread_mutex_unlock(&lu->as.lock);
 		goto answer;
@@ -334,7 +458,7 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	 * the LU.
 	 */
 	pthread_mutex_lock(&lu->as.lock);
-	xcm_store_finish(lu->store, &job->list, st, &res, sense_len > 0 ? sense : NULL, sense_len);
+	job_record(lu, job, st, &res, sense_len > 0 ? sense : NULL, sense_len);
 	job_unlink(lu, job);
 	pthread_mutex_unlock(&lu->as.lock);
 	job_free(job);
@@ -353,13 +477,7 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 
 	pthread_mutex_lock(&lu->as.lock);
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
-		for (job = lu->as.jobs; job != NULL; job = job->next) {
-			if (job->list.list_id == req->list_id &&
-			    (job->list.list_id_usage == XCM_LIST_ID_HOLD ||
-			     job->list.list_id_usage == XCM_LIST_ID_DISCARD)) {
-				break;
-			}
-		}
+		job = job_find(lu, false, req->list_id);
 		if (job != NULL) {
 			/* SPC-4 6.18.3 (digest 6.1): a list still running, with its progress */
 			memset(&cs, 0, sizeof(cs));

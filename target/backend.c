@@ -208,6 +208,9 @@ be_stop(void *vctx)
 	switch (atomic_load(&ctx->job->stop)) {
 	case XT_STOP_NONE:
 		return XCM_OK;
+	case XT_STOP_ABORT:
+		/* COPY OPERATION ABORT (async.c) */
+		return XCM_E_CA_ABORTED;
 	default:
 		/*
 		 * The LU is going away: the copy target is no longer reachable

@@ -64,6 +64,16 @@ do_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	enum xcm_status st;
 
 	memset(&err, 0, sizeof(err));
+	if ((lc->cdb[1] & 0x1F) == XCM_SA_RCS_LID4) {
+		/* RECEIVE COPY STATUS (LID4): 4-byte list id (async.c) */
+		size_t n = 0;
+		int sts = xt_async_rcs4(lu, lc, lu->rsp, sizeof(lu->rsp), &n);
+
+		if (sts == TCMU_STS_OK) {
+			iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, n);
+		}
+		return sts;
+	}
 	st = xcm_rcr_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
 	if (st == XCM_OK) {
 		w = xcm_wbuf_make(lu->rsp, req.alloc_len < sizeof(lu->rsp) ? req.alloc_len
@@ -397,6 +407,9 @@ lu_free(struct xcm_lu *lu)
 	if (lu->store != NULL) {
 		xcm_store_destroy(lu->store);
 	}
+	if (lu->store4 != NULL) {
+		xcm_store4_destroy(lu->store4);
+	}
 	free(lu->plist);
 	pthread_mutex_destroy(&lu->stats_lock);
 	free(lu);
@@ -492,7 +505,8 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	lu->plist_cap = xcm_limits_max_param_len(xt_limits());
 	lu->plist = malloc(lu->plist_cap);
 	lu->store = xcm_store_create();
-	if (lu->plist == NULL || lu->store == NULL) {
+	lu->store4 = xcm_store4_create();
+	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL) {
 		rc = -ENOMEM;
 		tcmu_dev_err(dev, "xcopy: out of memory\n");
 		goto fail;

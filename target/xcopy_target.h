@@ -16,6 +16,7 @@
 
 #include "tcmu_abi.h"
 #include "xcm/exec.h"
+#include "xcm/lid4.h"
 #include "xcm/xcm.h"
 
 #define XT_SUBTYPE "xcopy"
@@ -159,6 +160,7 @@ struct xcm_lu {
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
 	struct xt_async as;               /* jobs in flight + store (under as.lock) */
 	struct xcm_store *store;
+	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
@@ -201,6 +203,12 @@ bool xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts);
 /* RECEIVE COPY RESULTS (LID1) under the store lock; running lists report progress. */
 enum xcm_status xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req,
 			     struct xcm_wbuf *w, struct xcm_err *err);
+/*
+ * RECEIVE COPY STATUS (LID4): the response into rsp (at most rsp_cap bytes,
+ * *rsp_len stored); a TCMU_STS code (errors with sense in lc).
+ */
+int xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rsp_cap,
+		  size_t *rsp_len);
 /* The sense bytes of err into the command's sense buffer; TCMU_STS_PASSTHROUGH_ERR. */
 int xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err);
 /* Count one EXTENDED COPY answered by the engine. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "xcm/lid4.h"
 
 #define XT_TEST_JOBS 8   /* EXTENDED COPY commands one LU runs at once (target/README.md) */
 
@@ -41,6 +42,30 @@ pc_submit(struct pcmd *p, struct tcmu_device *d)
 	w = xcm_wbuf_make(p->buf, sizeof(p->buf));
 	n = xcm_list_encode(g_list, &w);
 	xcm_cdb_xcopy(p->cdb, (uint32_t)n);
+	p->iov.iov_base = p->buf;
+	p->iov.iov_len = n;
+	p->lc.cdb = p->cdb;
+	p->lc.iovec = &p->iov;
+	p->lc.iov_cnt = 1;
+	p->lc.hm_private = &p->rc;
+	p->rc.lib_cmd = &p->lc;
+	p->sts = g_handler->handle_cmd(d, &p->rc);
+	return p->sts;
+}
+
+/* The same for g_list as a LID4 list with identifier id. */
+static int
+pc_submit4(struct pcmd *p, struct tcmu_device *d, uint32_t id)
+{
+	struct xcm_wbuf w;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	p->d = d;
+	g_list->list_id4 = id;
+	w = xcm_wbuf_make(p->buf, sizeof(p->buf));
+	n = xcm_list_encode_lid4(g_list, &w);
+	xcm_cdb_xcopy_lid4(p->cdb, (uint32_t)n);
 	p->iov.iov_base = p->buf;
 	p->iov.iov_len = n;
 	p->lc.cdb = p->cdb;
@@ -308,6 +333,126 @@ test_limits_and_runner(void)
 	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
 }
 
+/* RECEIVE COPY STATUS (LID4) of id: the TCMU status; *st decoded when GOOD. */
+static int
+rcs4(struct tcmu_device *d, uint32_t id, struct xcm_rcs4 *st, uint8_t *sense)
+{
+	uint8_t cdb[16], buf[256];
+	int sts;
+
+	xcm_cdb_rcs4(cdb, id, sizeof(buf));
+	sts = run_cmd(d, cdb, buf, sizeof(buf), sense);
+	if (sts == TCMU_STS_OK) {
+		CHECK(xcm_rcs4_decode(xcm_span_make(buf, sizeof(buf)), st) == 0);
+	}
+	return sts;
+}
+
+static int
+copy_abort(struct tcmu_device *d, uint32_t id, uint8_t *sense)
+{
+	uint8_t cdb[16], buf[16];
+
+	xcm_cdb_copy_op_abort(cdb, id);
+	return run_cmd(d, cdb, buf, 0, sense);
+}
+
+static void
+test_lid4(void)
+{
+	struct xcm_rcs4 st;
+	struct pcmd p, q;
+	uint8_t sense[96];
+
+	/* a LID4 list runs like a LID1 one; its status under a 4-byte id */
+	fill_pattern("a.img", 0, 64 * BS, 0x44);
+	list_one(SER_A, SER_A, 64, 0, 2000, XCM_LIST_ID_HOLD, 0);
+	g_list->lid4 = true;
+	pc_submit4(&p, &g_a, 0x12345678u);
+	CHECK(pc_handed_over(&p));
+	CHECK(rcs4(&g_a, 0x12345678u, &st, NULL) == TCMU_STS_OK);
+	CHECK(st.op_status == XCM_RCS4_IN_PROGRESS && st.sa == 0x01 && st.bytes == 0);
+	/* same id while queued: OPERATION IN PROGRESS */
+	CHECK(pc_submit4(&q, &g_a, 0x12345678u) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(q.lc.sense_buf, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_OPERATION_IN_PROGRESS));
+	/* the LID1 id space is separate: COPY STATUS of 0x78 knows nothing */
+	CHECK(pc_flush(&p) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 2000 * BS, "a.img", 0, 64 * BS));
+	CHECK(rcs4(&g_a, 0x12345678u, &st, NULL) == TCMU_STS_OK);
+	CHECK(st.op_status == XCM_RCS4_DONE && st.cmd_status == 0 && st.segs == 1 &&
+	      st.bytes == 64 * BS && st.sense_len == 0 && st.est_delay_ms == 0xFFFFFFFEu);
+	/* unknown id: ILLEGAL REQUEST, INVALID FIELD IN CDB, field pointer byte 2 */
+	CHECK(rcs4(&g_a, 0x0BADu, &st, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2400) && (sense[15] & 0xC0) == 0xC0 &&
+	      sense[16] == 0 && sense[17] == 2);
+	CHECK(copy_abort(&g_a, 0x0BADu, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2400) && sense[17] == 2);
+	/* abort of a completed list: nothing to do, GOOD, its status unchanged */
+	CHECK(copy_abort(&g_a, 0x12345678u, NULL) == TCMU_STS_OK);
+	CHECK(rcs4(&g_a, 0x12345678u, &st, NULL) == TCMU_STS_OK && st.op_status == XCM_RCS4_DONE);
+
+	/* abort while queued: the job ends before its first chunk, nothing written */
+	fill_pattern("a.img", 3000 * BS, 64 * BS, 0x99);
+	list_one(SER_A, SER_A, 64, 0, 3000, XCM_LIST_ID_DISCARD, 0);
+	g_list->lid4 = true;
+	pc_submit4(&p, &g_a, 77);
+	CHECK(pc_handed_over(&p));
+	CHECK(copy_abort(&g_a, 77, NULL) == TCMU_STS_OK);
+	CHECK(pc_flush(&p) == TCMU_STS_PASSTHROUGH_ERR);
+	/* COPY ABORTED, no additional sense code, CSI = segment 0 */
+	CHECK(sense_is(p.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
+	CHECK(p.lc.sense_buf[0] == 0x70 && xcm_get_be32(p.lc.sense_buf + 8) == 0);
+	CHECK(rcs4(&g_a, 77, &st, NULL) == TCMU_STS_OK);
+	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.cmd_status == XCM_SAM_CHECK_CONDITION &&
+	      st.bytes == 0 && st.segs == 0 && st.sense_len >= 18 &&
+	      (st.sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	CHECK(!same_bytes("a.img", 3000 * BS, "a.img", 0, 64 * BS));   /* untouched */
+
+	/* abort while running: stops before the next 1 MiB chunk, exact count */
+	fill_pattern("a.img", 0, 2u << 20, 0x21);
+	fill_pattern("a.img", 2u << 20, 2u << 20, 0x7E);
+	fault_a("delay:300");
+	/* A[0,2M) -> A[2M,4M): two chunks, each a delayed read and write (600 ms) */
+	list_one(SER_A, SER_A, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_HOLD, 0);
+	g_list->lid4 = true;
+	pc_submit4(&p, &g_a, 0xA5A5A5A5u);
+	CHECK(pc_handed_over(&p));
+	pc_flush_start(&p);
+	msleep(150);   /* inside the first chunk */
+	CHECK(copy_abort(&g_a, 0xA5A5A5A5u, NULL) == TCMU_STS_OK);
+	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK &&
+	      st.op_status == XCM_RCS4_IN_PROGRESS);
+	CHECK(pc_flush_join(&p) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(p.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
+	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK);
+	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.bytes == (1u << 20) && st.segs == 0);
+	/* exactly the first MiB was written; the second not */
+	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 1u << 20));
+	CHECK(!same_bytes("a.img", 3u << 20, "a.img", 1u << 20, 4096));
+	fault_a("off");
+	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);
+
+	/* what TCMU cannot do is refused before anything moves: IMMED, byte 15 bit 0 */
+	{
+		struct xcm_wbuf w;
+		uint8_t buf[512], cdb[16];
+		size_t n;
+
+		list_one(SER_A, SER_A, 8, 0, 100, XCM_LIST_ID_HOLD, 0);
+		g_list->list_id4 = 5;
+		w = xcm_wbuf_make(buf, sizeof(buf));
+		n = xcm_list_encode_lid4(g_list, &w);
+		buf[15] = 0x01;
+		xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
+		CHECK(run_cmd(&g_a, cdb, buf, n, sense) == TCMU_STS_PASSTHROUGH_ERR);
+		CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2600) && (sense[15] & 0xC8) == 0x88 &&
+		      sense[17] == 15);
+		CHECK(rcs4(&g_a, 5, &st, NULL) == TCMU_STS_PASSTHROUGH_ERR);   /* not begun */
+	}
+	g_list->lid4 = false;
+}
+
 void
 test_async(void)
 {
@@ -316,4 +461,5 @@ test_async(void)
 	test_progress();
 	test_close();
 	test_limits_and_runner();
+	test_lid4();
 }

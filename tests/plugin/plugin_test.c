@@ -611,9 +611,9 @@ test_xcopy_errors(void)
 	/* CDB length one short of the list (libiscsi ParamHdr): 1A/00 */
 	CHECK(send_xcopy(&g_a, -1, -1, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_PARAM_LIST_LEN));
-	/* LID4 service action: INVALID FIELD IN CDB */
+	/* POPULATE TOKEN (service action 10h, not supported): INVALID FIELD IN CDB */
 	xcm_cdb_xcopy(cdb, 0);
-	cdb[1] = XCM_SA_XCOPY_LID4;
+	cdb[1] = 0x10;
 	CHECK(run_cmd(&g_a, cdb, sense, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB));
 	CHECK(sense[0] == 0x70);   /* fixed format */

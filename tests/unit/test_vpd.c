@@ -8,8 +8,8 @@
 #define CANARY 0xA5
 #define BIG 1024
 
-/* Default page: 4 + 16 (0001h) + 32 (0004h) + 8 (0008h) + 8 (000Ch) + 36 (8001h). */
-#define PAGE_LEN (4 + 16 + 32 + 8 + 8 + 36)
+/* Default page: 4 + 20 (0001h) + 32 (0004h) + 8 (0008h) + 8 (000Ch) + 36 (8001h). */
+#define PAGE_LEN (4 + 20 + 32 + 8 + 8 + 36)
 
 static size_t
 encode(const struct xcm_limits *l, uint8_t pdt, uint8_t *b, size_t cap)
@@ -57,24 +57,24 @@ vpd_page_layout(void)
 	CU_ASSERT_EQUAL(off, n);
 	CU_ASSERT_EQUAL(count, 5);
 	CU_ASSERT_EQUAL(xcm_get_be16(b + 4), 0x0001);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0004), 20);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 22), 0x001C);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0008), 52);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 60);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 68);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 70), 0x0020);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x0004), 24);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 26), 0x001C);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x0008), 56);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 64);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 72);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 74), 0x0020);
 }
 
 static void
 vpd_supported_commands_bytes(void)
 {
 	uint8_t b[BIG];
-	const uint8_t exp[16] = {
-		0x00, 0x01, 0x00, 0x0C,
-		9,                              /* COMMANDS SUPPORTED LIST LENGTH */
-		0x83, 1, 0x00,                  /* EXTENDED COPY (LID1) */
-		0x84, 4, 0x00, 0x01, 0x03, 0x04, /* RECEIVE COPY RESULTS */
-		0, 0,                           /* pad */
+	const uint8_t exp[20] = {
+		0x00, 0x01, 0x00, 0x10,
+		12,                             /* COMMANDS SUPPORTED LIST LENGTH */
+		0x83, 3, 0x00, 0x01, 0x1C,      /* EXTENDED COPY LID1, LID4, COPY OPERATION ABORT */
+		0x84, 5, 0x00, 0x01, 0x03, 0x04, 0x05, /* RECEIVE COPY RESULTS, RCS(LID4) */
+		0, 0, 0,                        /* pad */
 	};
 
 	encode(&xcm_limits_default, 0, b, sizeof(b));

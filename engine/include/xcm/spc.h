@@ -171,6 +171,7 @@ enum {
 enum {
 	XCM_CDB16_LEN = 16,
 	XCM_PLIST_HDR_LEN = 16,        /* LID1 parameter list header */
+	XCM_PLIST4_HDR_LEN = 48,       /* LID4 parameter list header */
 	XCM_CSCD_LEN = 32,
 	XCM_SEG_B2B_LEN = 28,
 	XCM_SEG_B2B_OFF_LEN = 32,

@@ -46,6 +46,7 @@ enum xcm_status {
 	XCM_E_LBA_OUT_OF_RANGE,        /* 05 21/00 */
 	XCM_E_INSUFFICIENT_RESOURCES,  /* 05 55/03 */
 	/* COPY ABORTED: found while processing segments */
+	XCM_E_CA_ABORTED,              /* 0A 00/00: stopped between chunks by COPY OPERATION ABORT */
 	XCM_E_CA_UNREACHABLE,          /* 0A 08/04: CSCD cannot be resolved */
 	XCM_E_CA_DEVICE_FAILURE,       /* 0A 0D/01: sub-I/O failed, sense forwarded */
 	XCM_E_CA_NOT_REACHABLE,        /* 0A 0D/02: not reachable (access rule, range) */
@@ -174,7 +175,9 @@ struct xcm_segment {
 };
 
 struct xcm_list {
-	uint8_t list_id;
+	uint8_t list_id;       /* LID1 */
+	bool lid4;             /* parsed from a LID4 (EXTENDED COPY SA 01h) list */
+	uint32_t list_id4;     /* LID4 LIST IDENTIFIER */
 	uint8_t list_id_usage; /* XCM_LIST_ID_* */
 	uint8_t priority;
 	bool str;
