@@ -113,8 +113,12 @@ xt_async_init(struct xcm_lu *lu)
 static void
 job_free(struct xt_job *job)
 {
+	unsigned int i;
+
 	if (job != NULL) {
-		free(job->bounce);
+		for (i = 0; i < XT_PAR_PIECES; i++) {
+			free(job->bounce[i]);
+		}
 		free(job);
 	}
 }
@@ -334,8 +338,8 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 			     xcm_status_info(st)->name);
 		goto answer;
 	}
-	job->bounce = malloc(XT_BOUNCE_LEN);
-	if (job->bounce == NULL) {
+	job->bounce[0] = malloc(XT_BOUNCE_LEN);
+	if (job->bounce[0] == NULL) {
 		xcm_err_set(&err, XCM_E_INSUFFICIENT_RESOURCES);
 		st = XCM_E_INSUFFICIENT_RESOURCES;
 		goto answer;

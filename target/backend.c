@@ -177,12 +177,19 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 {
 	struct xt_ctx *ctx = vctx;
 	struct xcm_lu *self = ctx->self;
+	struct xt_job *job = ctx->job;
+	unsigned int nb = 1;
 	bool at_dst = false;
 	uint64_t done = 0;
 	int rc;
 
-	rc = xt_file_copy(src, src_off, dst, dst_off, len, ctx->job->bounce, self->cfg.clone,
-			  self->cfg.cfr, &ctx->acct, &at_dst, &done);
+	/* one bounce buffer per parallel piece, allocated the first time they are needed */
+	while (len > XT_CHUNK && nb < XT_PAR_PIECES &&
+	       (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
+		nb++;
+	}
+	rc = xt_par_copy(src, src_off, dst, dst_off, len, job->bounce, nb, self->cfg.clone,
+			 self->cfg.cfr, &ctx->acct, &at_dst, &done);
 	if (rc != 0) {
 		ctx->io_errors++;
 		memset(ioerr, 0, sizeof(*ioerr));
@@ -290,7 +297,7 @@ static const struct xcm_backend_ops g_ops = {
 enum xcm_status
 xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
-	struct xcm_exec_opts opts = { .deadline_ms = job->deadline_ms, .chunk_len = XT_CHUNK };
+	struct xcm_exec_opts opts = { .deadline_ms = job->deadline_ms };
 	struct xcm_lu *self = job->lu;
 	const struct xcm_list *l = &job->list;
 	struct xt_ctx ctx;
@@ -315,6 +322,16 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		snap_fill(&ctx.snap[ctx.n++], lu);
 		xt_fault_poll(lu);
+	}
+	/*
+	 * Chunks of XT_PAR_PIECES pieces copied at once (parallel.c); with a
+	 * fault armed anywhere, serial 1 MiB chunks (the tests count calls).
+	 */
+	opts.chunk_len = (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
+		if (xt_fault_active(lu)) {
+			opts.chunk_len = XT_CHUNK;
+		}
 	}
 	st = xcm_list_execute_opts(l, xt_limits(), &g_ops, &ctx, self, &opts, res, err);
 	pthread_rwlock_unlock(&g_reg_lock);

@@ -577,6 +577,12 @@ xh_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 	}
 }
 
+static void
+xh_destroy(void)
+{
+	xt_par_shutdown();
+}
+
 static struct tcmur_handler g_handler = {
 	.name = "XCOPY offload file handler",
 	.subtype = XT_SUBTYPE,
@@ -591,6 +597,7 @@ static struct tcmur_handler g_handler = {
 	.write = xh_write,
 	.flush = xh_flush,
 	.unmap = xh_unmap,
+	.destroy = xh_destroy,
 };
 
 int

@@ -31,6 +31,11 @@
 #define XT_MAX_JOBS 8
 /* A copy checks for a stop request (close, abort, deadline) between chunks of this size. */
 #define XT_CHUNK (1u << 20)
+/*
+ * Pieces of XT_CHUNK one chunk is cut into and copied at once (parallel.c):
+ * the engine's chunks are XT_PAR_PIECES x XT_CHUNK unless a fault is armed.
+ */
+#define XT_PAR_PIECES 4
 
 /* ------------------------------------------------------------------------ */
 /* cfgstring: xcopy/PATH[?opt=val[&opt=val...]]  (cfg.c)                      */
@@ -133,7 +138,8 @@ struct xt_job {
 	atomic_int stop;                  /* enum xt_stop, set by others */
 	atomic_uint_fast32_t segs_done;   /* progress, for COPY STATUS while running */
 	atomic_uint_fast64_t bytes_done;
-	uint8_t *bounce;                  /* XT_BOUNCE_LEN, this job's own */
+	uint8_t *bounce[XT_PAR_PIECES];   /* XT_BOUNCE_LEN each, this job's own; [0] at submit,
+					     the others on first parallel use */
 	struct xcm_list list;
 	struct xt_job *next;
 };
@@ -247,6 +253,19 @@ struct xt_copy_acct {
 int xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
 		 uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
 		 enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+
+/*
+ * parallel.c: xt_file_copy of [src_off, +len) cut into XT_CHUNK pieces copied
+ * at once (non-overlapping ranges, no fault armed), one bounce buffer per
+ * piece (bounce[0..nbounce)); otherwise serial. Same result and counts as
+ * serial execution (see parallel.c for what a failure leaves).
+ */
+int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
+		uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
+		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
+		uint64_t *done);
+/* Stop and join the helper pool (handler destroy: the daemon exits, or dlclose). */
+void xt_par_shutdown(void);
 
 /* ------------------------------------------------------------------------ */
 /* Fault injection for reliability tests (fault.c)                            */

@@ -12,6 +12,7 @@
  *   xcbench plan DEV SRC DST              libxcopy's planning time and counts
  *   xcbench copy SRC SLBA DST DLBA N [no-offload]
  *                                         xcopy_dev_copy, timed without discovery
+ *   xcbench lid4|rcs4|abort ...           raw LID4 commands (xcbench_tpc.c)
  *
  * probe schedules one read every INTERVAL_MS on CLOCK_REALTIME and measures
  * each latency from its scheduled time, not from when it could be sent: a
@@ -53,7 +54,10 @@ usage(void)
 		"       xcbench pct OUT T0 T1\n"
 		"       xcbench verify F1 OFF1 F2 OFF2 LEN\n"
 		"       xcbench plan DEV SRC DST\n"
-		"       xcbench copy SRC SLBA DST DLBA N [no-offload]\n");
+		"       xcbench copy SRC SLBA DST DLBA N [no-offload]\n"
+		"       xcbench lid4 DEV ID SRC_LBA DST_LBA BLOCKS\n"
+		"       xcbench rcs4 DEV ID\n"
+		"       xcbench abort DEV ID\n");
 	return 1;
 }
 
@@ -502,11 +506,19 @@ cmd_copy(int argc, char **argv)
 	return rc != 0 ? 2 : 0;
 }
 
+int xcbench_tpc(int argc, char **argv);
+
 int
 main(int argc, char **argv)
 {
+	int rc;
+
 	if (argc < 2) {
 		return usage();
+	}
+	rc = xcbench_tpc(argc, argv);
+	if (rc >= 0) {
+		return rc;
 	}
 	if (strcmp(argv[1], "fill") == 0) {
 		return cmd_fill(argc, argv);

@@ -6,6 +6,7 @@
  * SYNCHRONIZE CACHE(16); the flush callout, called here later or on another
  * thread as the runner's worker pool would, runs it and returns its status.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -141,6 +142,19 @@ msleep(unsigned int ms)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
+}
+
+/* Wait (<= 5 s) until the next job read lu_a's fault control file: it has started executing. */
+static void
+wait_fault_taken(void)
+{
+	char p[512];
+	int t;
+
+	snprintf(p, sizeof(p), "%s/stats/lu_a.fault", g_tmp);
+	for (t = 0; t < 1000 && access(p, F_OK) == 0; t++) {
+		msleep(5);
+	}
 }
 
 /* Arm (or with "off", disarm) lu_a's fault; it is read at the next EXTENDED COPY. */
@@ -281,7 +295,8 @@ test_close(void)
 	pc_submit(&run, &g_a);
 	CHECK(pc_handed_over(&run));
 	pc_flush_start(&run);
-	msleep(250);   /* inside the first chunk */
+	wait_fault_taken();
+	msleep(100);   /* inside the first of three 200 ms chunks */
 	/* two more queued, never started (the runner joins its workers before close) */
 	list_one(SER_A, SER_A, 8, 0, 7000, XCM_LIST_ID_HOLD, 30);
 	pc_submit(&q1, &g_a);
@@ -418,6 +433,7 @@ test_lid4(void)
 	pc_submit4(&p, &g_a, 0xA5A5A5A5u);
 	CHECK(pc_handed_over(&p));
 	pc_flush_start(&p);
+	wait_fault_taken();
 	msleep(150);   /* inside the first chunk */
 	CHECK(copy_abort(&g_a, 0xA5A5A5A5u, NULL) == TCMU_STS_OK);
 	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK &&
@@ -453,6 +469,80 @@ test_lid4(void)
 	g_list->lid4 = false;
 }
 
+/* Threads of this process named name (the parallel pool's helpers). */
+static int
+threads_named(const char *name)
+{
+	char p[300], comm[64];
+	struct dirent *e;
+	int n = 0;
+	FILE *f;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		snprintf(p, sizeof(p), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(p, "r");
+		if (f == NULL) {
+			continue;
+		}
+		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, name, strlen(name)) == 0) {
+			n++;
+		}
+		fclose(f);
+	}
+	if (d != NULL) {
+		closedir(d);
+	}
+	return n;
+}
+
+/* A chunk of non-overlapping ranges goes to the parallel pool; data as serial. */
+static void
+test_parallel(void)
+{
+	uint64_t rw0 = stat_of("lu_b", "rw_bytes");
+
+	/* lu_b: clone=never, cfr=never -> read/write through one bounce buffer per piece */
+	fill_pattern("b.img", 0, 2u << 20, 0x3C);
+	fill_pattern("b.img", 2u << 20, 2u << 20, 0xC3);
+	list_one(SER_B, SER_B, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, NULL) == TCMU_STS_OK);
+	CHECK(same_bytes("b.img", 2u << 20, "b.img", 0, 2u << 20));
+	CHECK(stat_of("lu_b", "rw_bytes") - rw0 == (2u << 20));
+	/* the pool exists: 3 helpers besides the worker */
+	CHECK(threads_named("xcopy-par") == 3);
+	/* overlapping ranges of one file stay serial and memmove-correct */
+	fill_pattern("b.img", 0, 3u << 20, 0x5A);
+	list_one(SER_B, SER_B, (2u << 20) / BS, 0, (1u << 20) / BS, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, NULL) == TCMU_STS_OK);
+	{
+		uint8_t *want = malloc(2u << 20);
+		char p[512];
+		FILE *f;
+
+		snprintf(p, sizeof(p), "%s/b.img", g_tmp);
+		f = fopen(p, "rb");
+		CHECK(f != NULL && want != NULL);
+		if (f != NULL && want != NULL) {
+			/* B[1M,3M) must be what B[0,2M) was: the fill pattern of seed 0x5A */
+			uint8_t *got = malloc(2u << 20);
+			uint64_t i;
+			bool ok = got != NULL && fseek(f, 1u << 20, SEEK_SET) == 0 &&
+				  fread(got, 1, 2u << 20, f) == (2u << 20);
+
+			for (i = 0; ok && i < (2u << 20); i++) {
+				ok = got[i] == (uint8_t)(0x5A + i * 7 + (i >> 9));
+			}
+			CHECK(ok);
+			free(got);
+		}
+		if (f != NULL) {
+			fclose(f);
+		}
+		free(want);
+	}
+}
+
 void
 test_async(void)
 {
@@ -462,4 +552,5 @@ test_async(void)
 	test_close();
 	test_limits_and_runner();
 	test_lid4();
+	test_parallel();
 }

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * xcbench: raw LID4 third-party copy commands through SG_IO, for the lab:
+ *
+ *   xcbench lid4 DEV ID SRC_LBA DST_LBA BLOCKS   EXTENDED COPY (LID4) inside one LU
+ *                                                (CSCD ID FFFFh, 4 MiB segments)
+ *   xcbench rcs4 DEV ID                          RECEIVE COPY STATUS (LID4)
+ *   xcbench abort DEV ID                         COPY OPERATION ABORT
+ *
+ * Each prints one line: "status S key K asc A csi C" (sense fields of a
+ * CHECK CONDITION, else 0), and rcs4 also
+ * "op_status O cmd_status S bytes N segs N sense_len N". Exit 0 when the
+ * command returned a SCSI status (whatever it was), 1 otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xcm/lid4.h"
+#include "xcopy_internal.h"
+
+enum {
+	SEG_BLOCKS = 8192,   /* 4 MiB of 512-byte blocks: the target's maximum segment length */
+};
+
+int xcbench_tpc(int argc, char **argv);
+
+static uint64_t
+num(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0') {
+		fprintf(stderr, "xcbench: bad number '%s'\n", s);
+		exit(1);
+	}
+	return v;
+}
+
+static int
+run(const char *dev, struct xch_cmd *c)
+{
+	const struct xch_transport_ops *ops;
+	struct xcm_sense s;
+	void *ctx;
+	int rc;
+
+	rc = xch_sg_open(dev, &ops, &ctx);
+	if (rc != 0) {
+		fprintf(stderr, "xcbench: %s: %s\n", dev, strerror(-rc));
+		return 1;
+	}
+	c->timeout_s = 120;
+	rc = ops->exec(ctx, c);
+	ops->close(ctx);
+	if (rc != 0) {
+		fprintf(stderr, "xcbench: %s: no status: %s\n", dev, strerror(-rc));
+		return 1;
+	}
+	memset(&s, 0, sizeof(s));
+	if (c->status == XCM_SAM_CHECK_CONDITION &&
+	    xcm_sense_parse(xcm_span_make(c->sense, c->sense_len), &s) == 0) {
+		printf("status %u key 0x%02x asc 0x%04x csi %" PRIu64 "\n", c->status, s.key,
+		       s.asc_ascq, s.csi_valid ? s.csi : UINT64_MAX);
+	} else {
+		printf("status %u key 0 asc 0 csi 0\n", c->status);
+	}
+	return 0;
+}
+
+static int
+cmd_lid4(char **argv)
+{
+	static struct xcm_list l;
+	uint64_t slba = num(argv[4]), dlba = num(argv[5]), left = num(argv[6]);
+	uint8_t cdb[XCM_CDB16_LEN], buf[XCM_PLIST4_HDR_LEN + 64 * XCM_SEG_B2B_LEN];
+	struct xcm_wbuf w;
+	struct xch_cmd c;
+	size_t n;
+
+	memset(&l, 0, sizeof(l));
+	l.lid4 = true;
+	l.list_id4 = (uint32_t)num(argv[3]);
+	l.list_id_usage = XCM_LIST_ID_HOLD;
+	l.self.pdt = XCM_PDT_BLOCK;
+	while (left > 0 && l.nseg < 64) {
+		struct xcm_segment *s = &l.seg[l.nseg++];
+		uint32_t k = left < SEG_BLOCKS ? (uint32_t)left : SEG_BLOCKS;
+
+		s->type = XCM_SEG_B2B;
+		s->src = &l.self;   /* CSCD ID FFFFh: the LU that receives the command */
+		s->dst = &l.self;
+		s->count = k;
+		s->src_lba = slba;
+		s->dst_lba = dlba;
+		slba += k;
+		dlba += k;
+		left -= k;
+	}
+	w = xcm_wbuf_make(buf, sizeof(buf));
+	n = xcm_list_encode_lid4(&l, &w);
+	if (n > sizeof(buf)) {
+		return 1;
+	}
+	xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
+	memset(&c, 0, sizeof(c));
+	c.cdb = cdb;
+	c.cdb_len = sizeof(cdb);
+	c.dir = XCH_DIR_OUT;
+	c.buf = buf;
+	c.len = n;
+	return run(argv[2], &c);
+}
+
+static int
+cmd_rcs4(char **argv)
+{
+	uint8_t cdb[XCM_CDB16_LEN], buf[256];
+	struct xcm_rcs4 st;
+	struct xch_cmd c;
+	int rc;
+
+	xcm_cdb_rcs4(cdb, (uint32_t)num(argv[3]), sizeof(buf));
+	memset(&c, 0, sizeof(c));
+	memset(buf, 0, sizeof(buf));
+	c.cdb = cdb;
+	c.cdb_len = sizeof(cdb);
+	c.dir = XCH_DIR_IN;
+	c.buf = buf;
+	c.len = sizeof(buf);
+	rc = run(argv[2], &c);
+	if (rc == 0 && c.status == XCM_SAM_GOOD) {
+		if (xcm_rcs4_decode(xcm_span_make(buf, sizeof(buf) - c.resid), &st) != 0) {
+			fprintf(stderr, "xcbench rcs4: malformed response\n");
+			return 1;
+		}
+		printf("op_status 0x%02x cmd_status %u bytes %" PRIu64 " segs %u sense_len %u\n",
+		       st.op_status, st.cmd_status, st.bytes, st.segs, st.sense_len);
+	}
+	return rc;
+}
+
+static int
+cmd_abort(char **argv)
+{
+	uint8_t cdb[XCM_CDB16_LEN];
+	struct xch_cmd c;
+
+	xcm_cdb_copy_op_abort(cdb, (uint32_t)num(argv[3]));
+	memset(&c, 0, sizeof(c));
+	c.cdb = cdb;
+	c.cdb_len = sizeof(cdb);
+	c.dir = XCH_DIR_NONE;
+	return run(argv[2], &c);
+}
+
+/* argv[1] is lid4, rcs4 or abort; -1 if it is none of them. */
+int
+xcbench_tpc(int argc, char **argv)
+{
+	if (strcmp(argv[1], "lid4") == 0 && argc == 7) {
+		return cmd_lid4(argv);
+	}
+	if (strcmp(argv[1], "rcs4") == 0 && argc == 4) {
+		return cmd_rcs4(argv);
+	}
+	if (strcmp(argv[1], "abort") == 0 && argc == 4) {
+		return cmd_abort(argv);
+	}
+	return -1;
+}
