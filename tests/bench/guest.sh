@@ -5,6 +5,9 @@
 #   rows.csv      one line per copy (see HEADER below)
 #   latency.csv   read latency on the LU receiving a 1 GiB copy
 #   extents.txt   the 10,000-extent file: commands and planning time
+#   async.csv     issue 10 rows: store limit (the store's own copy_file_range),
+#                 8 copies in flight vs one after another, read latency while a
+#                 client sends 4 MiB EXTENDED COPY commands back to back
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
 #   guest.txt     guest facts (kernel, CPUs, RAM)
 #
@@ -30,7 +33,7 @@ SIZES=${BENCH_SIZES:-64M 1G}
 LAT_SIZE=${BENCH_LAT_SIZE:-}
 EXTENTS=${BENCH_EXTENTS:-10000}
 PROFILE=${BENCH_PROFILE:-1}
-LAT_MS=${BENCH_LAT_MS:-50}   # probe period: above the idle read latency under TCG
+LAT_MS=${BENCH_LAT_MS:-20}   # probe period: >= 100 samples inside a few-second copy
 STATS_DIR=${XCOPY_STATS_DIR:-/run/xcopy}
 HEADER=size,scope,path,backstore,cfg,wall_s,sync_s,backend_read_B,backend_write_B,clone_B,cfr_B,rw_B,link_B,lun_data_MiB,xcopy_cmds,xcopy_segments,other_cmds,target_cmds,offloaded_B,fallback_B,verified
 
@@ -40,6 +43,7 @@ echo "$HEADER" >"$OUT/rows.csv"
 echo "path,backstore,size,copy_s,samples_before,p50_before_ms,p99_before_ms,max_before_ms,samples_during,p50_ms,p99_ms,max_ms" \
 	>"$OUT/latency.csv"
 : >"$OUT/extents.txt"
+echo "row,path,size,secs,sync_s,n,samples,p50_ms,p99_ms,max_ms,verified" >"$OUT/async.csv"
 trap 'lab_teardown >/dev/null 2>&1 || true; drop_stores' EXIT
 
 T_START=${EPOCHREALTIME/./}
@@ -343,6 +347,90 @@ extents() {
 	rm -f "$W/$store/F.img"
 }
 
+# --- issue 10 rows (async.csv) -----------------------------------------------
+# storelimit STORE: the store's own copy_file_range of LAT_SIZE bytes A -> B
+storelimit() {
+	local store=$1 S=$LAT_SIZE t0 t1 t2
+	log "store limit: copy_file_range of $S bytes in $store"
+	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+	fresh
+	t0=$EPOCHREALTIME
+	"$XCB" cfr "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S" || log "cfr failed"
+	t1=$EPOCHREALTIME
+	sync
+	t2=$EPOCHREALTIME
+	echo "store_limit,$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),1,,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+		>>"$OUT/async.csv"
+	tail -1 "$OUT/async.csv" >&2
+}
+
+# par8 PATH KIND STORE CFG: 8 copies of LAT_SIZE/8 A -> B over iSCSI, all in
+# flight at once (8 processes, 8 sessions), then the same 8 one after another
+par8() {
+	local path=$1 kind=$2 store=$3 cfg=$4 S=$LAT_SIZE part i t0 t1 mode pids ok
+	part=$((S / 8))
+	setup "$kind" "$store" "$cfg"
+	for mode in parallel serial; do
+		log "8 copies $mode: $path"
+		fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+		fresh
+		t0=$EPOCHREALTIME
+		pids=()
+		for i in 0 1 2 3 4 5 6 7; do
+			if [ "$mode" = parallel ]; then
+				"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
+					$((part / 512)) >"$W/par8-$i.stats" 2>&1 &
+				pids+=($!)
+			else
+				"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
+					$((part / 512)) >"$W/par8-$i.stats" 2>&1 || log "copy $i failed"
+			fi
+		done
+		[ "$mode" = serial ] || wait "${pids[@]}" || log "a parallel copy failed"
+		t1=$EPOCHREALTIME
+		sync
+		ok=$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")
+		echo "par8_$mode,$path,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$EPOCHREALTIME"),8,,,,,$ok" \
+			>>"$OUT/async.csv"
+		tail -1 "$OUT/async.csv" >&2
+	done
+	echo "par8_inflight_max,$path,,,,$(pstat "$LU_B" inflight_max)/$(pstat "$LU_A" inflight_max),,,,," \
+		>>"$OUT/async.csv"
+	lab_teardown >/dev/null
+}
+
+# lat4m PATH KIND STORE CFG: read latency on B while sg_xcopy sends LAT_SIZE
+# as 4 MiB EXTENDED COPY commands back to back (A -> B through tcm_loop)
+lat4m() {
+	local path=$1 kind=$2 store=$3 cfg=$4 S=$LAT_SIZE sga sgb sdb pid t_probe ta tb bef dur
+	log "latency, 4 MiB commands: $path"
+	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+	make_lus "$kind" "$store" "$cfg"
+	{ read -r _ sga; read -r sdb sgb; } <<<"$(lab_loop_export "$SO_A" "$SO_B")"
+	fresh
+	rm -f "$W/stop"
+	"$XCB" probe "$sdb" "$S" "$LAT_MS" "$W/stop" 900 "$W/lat4m-$NLU.txt" &
+	pid=$!
+	t_probe=$EPOCHREALTIME
+	sleep 4
+	ta=$EPOCHREALTIME
+	sg_xcopy --on_dst if="$sga" of="$sgb" bs=512 bpt=8192 count=$((S / 512)) \
+		>"$W/lat4m.log" 2>&1 || log "sg_xcopy failed: $(tail -2 "$W/lat4m.log")"
+	tb=$EPOCHREALTIME
+	sleep 1
+	touch "$W/stop"
+	wait "$pid" || log "probe failed"
+	bef=$("$XCB" pct "$W/lat4m-$NLU.txt" "$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 1 }')" \
+		"$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 4 }')")
+	dur=$("$XCB" pct "$W/lat4m-$NLU.txt" "$ta" "$tb")
+	sync
+	echo "lat4m_idle,$path,$S,,,$((S >> 22)),${bef// /,}," >>"$OUT/async.csv"
+	echo "lat4m,$path,$S,$(secs "$ta" "$tb"),,$((S >> 22)),${dur// /,},$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+		>>"$OUT/async.csv"
+	tail -2 "$OUT/async.csv" >&2
+	lab_teardown >/dev/null
+}
+
 fill_source() {   # STORE
 	log "fill: $MAXB bytes of source data in $1"
 	"$XCB" fill "$W/$1/A.img" 0 "$MAXB" 1
@@ -350,7 +438,7 @@ fill_source() {   # STORE
 
 # ============================================================================
 # BENCH_PHASES (development): any of "rows lat ext" (default all)
-want() { [[ " ${BENCH_PHASES:-rows lat ext} " == *" $1 "* ]]; }
+want() { [[ " ${BENCH_PHASES:-rows lat ext async} " == *" $1 "* ]]; }
 
 say "reflink XFS store: user:xcopy clone path"
 mkstore rl 1
@@ -371,6 +459,12 @@ fi
 if want lat; then
 	lat lio fileio nr ""
 	lat cfr user nr "" profile
+fi
+if want async; then
+	storelimit nr
+	par8 cfr user nr ""
+	lat4m cfr user nr ""
+	lat4m lio fileio nr ""
 fi
 want ext && extents nr
 # last: tcmu-runner's core XCOPY has killed the daemon (double free) in a

@@ -12,7 +12,7 @@
  *   xcbench plan DEV SRC DST              libxcopy's planning time and counts
  *   xcbench copy SRC SLBA DST DLBA N [no-offload]
  *                                         xcopy_dev_copy, timed without discovery
- *   xcbench lid4|rcs4|abort ...           raw LID4 commands (xcbench_tpc.c)
+ *   xcbench lid4|rcs4|abort|cfr ...       raw LID4 commands, copy_file_range (xcbench_tpc.c)
  *
  * probe schedules one read every INTERVAL_MS on CLOCK_REALTIME and measures
  * each latency from its scheduled time, not from when it could be sent: a
@@ -57,7 +57,8 @@ usage(void)
 		"       xcbench copy SRC SLBA DST DLBA N [no-offload]\n"
 		"       xcbench lid4 DEV ID SRC_LBA DST_LBA BLOCKS\n"
 		"       xcbench rcs4 DEV ID\n"
-		"       xcbench abort DEV ID\n");
+		"       xcbench abort DEV ID\n"
+		"       xcbench cfr F1 OFF1 F2 OFF2 LEN\n");
 	return 1;
 }
 

@@ -6,6 +6,8 @@
  *                                                (CSCD ID FFFFh, 4 MiB segments)
  *   xcbench rcs4 DEV ID                          RECEIVE COPY STATUS (LID4)
  *   xcbench abort DEV ID                         COPY OPERATION ABORT
+ *   xcbench cfr F1 OFF1 F2 OFF2 LEN              copy_file_range loop between two files
+ *                                                (the store's own copy: the bench's limit row)
  *
  * Each prints one line: "status S key K asc A csi C" (sense fields of a
  * CHECK CONDITION, else 0), and rcs4 also
@@ -13,10 +15,12 @@
  * command returned a SCSI status (whatever it was), 1 otherwise.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "xcm/lid4.h"
 #include "xcopy_internal.h"
@@ -159,7 +163,35 @@ cmd_abort(char **argv)
 	return run(argv[2], &c);
 }
 
-/* argv[1] is lid4, rcs4 or abort; -1 if it is none of them. */
+static int
+cmd_cfr(char **argv)
+{
+	loff_t in = (loff_t)num(argv[3]), out = (loff_t)num(argv[5]);
+	uint64_t left = num(argv[6]);
+	int a = open(argv[2], O_RDONLY), b = open(argv[4], O_WRONLY);
+	ssize_t n;
+
+	if (a < 0 || b < 0) {
+		perror("xcbench cfr: open");
+		return 1;
+	}
+	while (left > 0) {
+		n = copy_file_range(a, &in, b, &out, left, 0);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			perror("xcbench cfr: copy_file_range");
+			return 1;
+		}
+		left -= (uint64_t)n;
+	}
+	close(a);
+	close(b);
+	return 0;
+}
+
+/* argv[1] is lid4, rcs4, abort or cfr; -1 if it is none of them. */
 int
 xcbench_tpc(int argc, char **argv)
 {
@@ -171,6 +203,9 @@ xcbench_tpc(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "abort") == 0 && argc == 4) {
 		return cmd_abort(argv);
+	}
+	if (strcmp(argv[1], "cfr") == 0 && argc == 7) {
+		return cmd_cfr(argv);
 	}
 	return -1;
 }
