@@ -117,7 +117,7 @@ lab_check "A[64M,68M) = A[96M,100M) (held copy)" same "$W/a.img" 64 "$W/a.orig" 
 lab_check "A[120M,+4K) unchanged (the refused list moved nothing)" same "$W/a.img" 120 "$W/a.orig" 120 4
 
 # --- 3. eight copies in flight from two iSCSI sessions ----------------------
-echo delay:150 >"$XT_STATS_DIR/qa.fault"
+echo delay:300 >"$XT_STATS_DIR/qa.fault"
 job() {
 	local i=$1 init=$2
 	XCOPY_INITIATOR_IQN=$init timeout -k 5 150 "$XCP" --require-offload --stats \

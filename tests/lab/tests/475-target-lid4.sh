@@ -66,8 +66,8 @@ lab_msg "running: $run"
 lab_msg "duplicate id: $dup"
 lab_msg "abort: $ab; the copy ended $(awk -v a="$t_abort" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }') s later: $long"
 lab_msg "after: $fin"
-echo "470 abort after_s=$(awk -v a="$t_abort" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }') bytes=${n:-?}" \
-	>"$LAB_RESULTS/470-lid4.txt"
+echo "475 abort after_s=$(awk -v a="$t_abort" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }') bytes=${n:-?}" \
+	>"$LAB_RESULTS/475-lid4.txt"
 lab_check "RCS(LID4) while running: in progress (11h), bytes > 0" \
 	awk -v s="$(field op_status <<<"$run")" -v b="$(field bytes <<<"$run")" \
 	'BEGIN { exit !(s == "0x11" && b > 0) }'
