@@ -55,7 +55,7 @@ usage(void)
 		"       xcbench verify F1 OFF1 F2 OFF2 LEN\n"
 		"       xcbench plan DEV SRC DST\n"
 		"       xcbench copy SRC SLBA DST DLBA N [no-offload]\n"
-		"       xcbench lid4 DEV ID SRC_LBA DST_LBA BLOCKS\n"
+		"       xcbench lid4|lid1 DEV ID SRC_LBA DST_LBA BLOCKS\n"
 		"       xcbench rcs4 DEV ID\n"
 		"       xcbench abort DEV ID\n"
 		"       xcbench cfr F1 OFF1 F2 OFF2 LEN\n");

@@ -4,6 +4,7 @@
  *
  *   xcbench lid4 DEV ID SRC_LBA DST_LBA BLOCKS   EXTENDED COPY (LID4) inside one LU
  *                                                (CSCD ID FFFFh, 4 MiB segments)
+ *   xcbench lid1 DEV ID SRC_LBA DST_LBA BLOCKS   the same as a LID1 list (id <= 255)
  *   xcbench rcs4 DEV ID                          RECEIVE COPY STATUS (LID4)
  *   xcbench abort DEV ID                         COPY OPERATION ABORT
  *   xcbench cfr F1 OFF1 F2 OFF2 LEN              copy_file_range loop between two files
@@ -78,7 +79,7 @@ run(const char *dev, struct xch_cmd *c)
 }
 
 static int
-cmd_lid4(char **argv)
+cmd_xcopy(char **argv, bool lid4)
 {
 	static struct xcm_list l;
 	uint64_t slba = num(argv[4]), dlba = num(argv[5]), left = num(argv[6]);
@@ -88,8 +89,9 @@ cmd_lid4(char **argv)
 	size_t n;
 
 	memset(&l, 0, sizeof(l));
-	l.lid4 = true;
+	l.lid4 = lid4;
 	l.list_id4 = (uint32_t)num(argv[3]);
+	l.list_id = (uint8_t)num(argv[3]);
 	l.list_id_usage = XCM_LIST_ID_HOLD;
 	l.self.pdt = XCM_PDT_BLOCK;
 	while (left > 0 && l.nseg < 64) {
@@ -107,11 +109,15 @@ cmd_lid4(char **argv)
 		left -= k;
 	}
 	w = xcm_wbuf_make(buf, sizeof(buf));
-	n = xcm_list_encode_lid4(&l, &w);
+	n = lid4 ? xcm_list_encode_lid4(&l, &w) : xcm_list_encode(&l, &w);
 	if (n > sizeof(buf)) {
 		return 1;
 	}
-	xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
+	if (lid4) {
+		xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
+	} else {
+		xcm_cdb_xcopy(cdb, (uint32_t)n);
+	}
 	memset(&c, 0, sizeof(c));
 	c.cdb = cdb;
 	c.cdb_len = sizeof(cdb);
@@ -191,12 +197,15 @@ cmd_cfr(char **argv)
 	return 0;
 }
 
-/* argv[1] is lid4, rcs4, abort or cfr; -1 if it is none of them. */
+/* argv[1] is lid4, lid1, rcs4, abort or cfr; -1 if it is none of them. */
 int
 xcbench_tpc(int argc, char **argv)
 {
 	if (strcmp(argv[1], "lid4") == 0 && argc == 7) {
-		return cmd_lid4(argv);
+		return cmd_xcopy(argv, true);
+	}
+	if (strcmp(argv[1], "lid1") == 0 && argc == 7) {
+		return cmd_xcopy(argv, false);
 	}
 	if (strcmp(argv[1], "rcs4") == 0 && argc == 4) {
 		return cmd_rcs4(argv);
