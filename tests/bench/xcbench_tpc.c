@@ -52,8 +52,8 @@ run(const char *dev, struct xch_cmd *c)
 {
 	const struct xch_transport_ops *ops;
 	struct xcm_sense s;
+	int rc, tries;
 	void *ctx;
-	int rc;
 
 	rc = xch_sg_open(dev, &ops, &ctx);
 	if (rc != 0) {
@@ -61,7 +61,15 @@ run(const char *dev, struct xch_cmd *c)
 		return 1;
 	}
 	c->timeout_s = 120;
-	rc = ops->exec(ctx, c);
+	/* a UNIT ATTENTION (new nexus, LUN change) is reported once: send again, as initiators do */
+	for (tries = 0; tries < 4; tries++) {
+		rc = ops->exec(ctx, c);
+		if (rc != 0 || c->status != XCM_SAM_CHECK_CONDITION ||
+		    xcm_sense_parse(xcm_span_make(c->sense, c->sense_len), &s) != 0 ||
+		    s.key != XCM_SK_UNIT_ATTENTION) {
+			break;
+		}
+	}
 	ops->close(ctx);
 	if (rc != 0) {
 		fprintf(stderr, "xcbench: %s: no status: %s\n", dev, strerror(-rc));

@@ -46,7 +46,9 @@ t0=$EPOCHREALTIME
 rmrc=0
 # unexport (the kernel waits for the outstanding command), then remove the
 # storage object (the runner closes the LU); the SO may stay busy a moment
-rm -f "$tpg"/lun/lun_0/* 2>"$W/rm.err" || rmrc=$?
+for l in "$tpg"/lun/lun_0/*; do
+	[ -L "$l" ] && { rm -f "$l" 2>>"$W/rm.err" || rmrc=$?; }
+done
 rmdir "$tpg/lun/lun_0" 2>>"$W/rm.err" || rmrc=$?
 for ((t = 0; t < 300; t++)); do
 	rmdir "$r" 2>>"$W/rm.err" && break
