@@ -438,7 +438,8 @@ fill_source() {   # STORE
 
 # ============================================================================
 # BENCH_PHASES (development): any of "rows lat ext" (default all)
-want() { [[ " ${BENCH_PHASES:-rows lat ext async} " == *" $1 "* ]]; }
+# (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
+want() { local p=" ${BENCH_PHASES:-rows lat ext async} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
 say "reflink XFS store: user:xcopy clone path"
 mkstore rl 1
