@@ -8,22 +8,35 @@
 #   make demo         the main job: an offloaded copy in the lab
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (default 60)
 #
-# Knobs: V=1 (show commands), WERROR=0, SAN= (sanitizers of the test build,
-# default address,undefined; empty disables), DEBUG=1 (-O0 -g3), BUILD=dir.
+# Knobs: V=1 (show commands), WERROR=1 (warnings are errors: make test and CI
+# set it; a plain make does not), SAN= (sanitizers of the test build, default
+# address,undefined; empty disables), DEBUG=1 (-O0 -g3), BUILD=dir.
+# The environment's CFLAGS, CPPFLAGS and LDFLAGS are honoured (dpkg-buildflags
+# hardening among them); the project's own flags are added on top.
+# Install paths: PREFIX, LIBDIR (multiarch on Debian), INCLUDEDIR, BINDIR,
+# MANDIR, TCMU_HANDLER_DIR, and DESTDIR for staged installs.
 
 SHELL := /bin/bash
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 BUILD ?= $(TOP)/build
 override BUILD := $(abspath $(BUILD))
 V ?= 0
-WERROR ?= 1
+WERROR ?= 0
 SAN ?= address,undefined
 DEBUG ?= 0
 CC ?= gcc
 AR ?= ar
 PKG_CONFIG ?= pkg-config
-PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
+# The one source of the version: the first entry of debian/changelog.
+VERSION := $(shell head -1 $(TOP)/debian/changelog | cut -d'(' -f2 | cut -d')' -f1 | cut -d- -f1)
+
+PREFIX ?= /usr/local
+DEB_HOST_MULTIARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+LIBDIR ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
 
 ifeq ($(V),1)
 Q :=
@@ -39,17 +52,28 @@ WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
+# Defaults for the user's flags; whatever the environment or the command line
+# gives replaces them.
 ifeq ($(DEBUG),1)
-OPT := -O0 -g3
+CFLAGS ?= -O0 -g3
 else
-OPT := -O2 -g -D_FORTIFY_SOURCE=2
+CFLAGS ?= -O2 -g
+CPPFLAGS ?= -D_FORTIFY_SOURCE=2
 endif
+LDFLAGS ?=
 
-CPPFLAGS_ALL := -D_GNU_SOURCE -I$(TOP)/engine/include
+CPPFLAGS_ALL := -D_GNU_SOURCE -DXCOPY_VERSION='"$(VERSION)"' -I$(TOP)/engine/include
 CFLAGS_ALL := -std=gnu11 $(WARNINGS) -fstack-protector-strong -fPIC $(CPPFLAGS_ALL)
-CFLAGS_OBJ := $(CFLAGS_ALL) $(OPT)
+CFLAGS_OBJ := $(CFLAGS_ALL) $(CPPFLAGS) $(CFLAGS)
 SAN_FLAGS := $(if $(SAN),-fsanitize=$(SAN) -fno-sanitize-recover=all -fno-omit-frame-pointer)
 CFLAGS_SAN := $(CFLAGS_ALL) -O1 -g $(SAN_FLAGS)
+
+# Objects are rebuilt when the flags change (e.g. WERROR=1 after a plain make).
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW := $(CC) $(CFLAGS_OBJ) | $(CFLAGS_SAN) | $(LDFLAGS)
+$(shell mkdir -p $(BUILD) && { [ -f $(FLAGS_STAMP) ] && \
+	[ "$$(cat $(FLAGS_STAMP))" = '$(subst ','\'',$(FLAGS_NOW))' ] || \
+	printf '%s\n' '$(subst ','\'',$(FLAGS_NOW))' > $(FLAGS_STAMP); })
 
 CUNIT_LIBS := $(shell $(PKG_CONFIG) --libs cunit 2>/dev/null || echo -lcunit)
 ISCSI_CFLAGS := $(shell $(PKG_CONFIG) --cflags libiscsi 2>/dev/null)
@@ -58,12 +82,12 @@ SGUTILS_LIBS := -lsgutils2
 
 # Two flavours of every object: $(BUILD)/obj (PIC, optimised: plugin, library,
 # CLI) and $(BUILD)/san (sanitizers: unit tests). XCFLAGS is per-directory.
-$(BUILD)/obj/%.o: $(TOP)/%.c
+$(BUILD)/obj/%.o: $(TOP)/%.c $(FLAGS_STAMP)
 	$(call msg,CC,$*.c)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_OBJ) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/san/%.o: $(TOP)/%.c
+$(BUILD)/san/%.o: $(TOP)/%.c $(FLAGS_STAMP)
 	$(call msg,CC-SAN,$*.c)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_SAN) $(XCFLAGS) -MMD -MP -c -o $@ $<
@@ -81,6 +105,7 @@ include $(TOP)/engine/engine.mk
 -include $(TOP)/target/target.mk
 -include $(TOP)/host/host.mk
 include $(TOP)/tests/tests.mk
+-include $(TOP)/tests/package/package.mk
 # Lab tests run the plugin, libxcopy and xcp: build everything first.
 LAB_DEPS += $(ALL_TARGETS)
 -include $(TOP)/tests/lab/lab.mk
@@ -100,14 +125,12 @@ deps:
 test: deps
 	$(Q)fail=; for t in $(TEST_TARGETS); do \
 		printf '\n=== make %s ===\n' "$$t"; \
-		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) $$t || fail="$$fail $$t"; \
+		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t || fail="$$fail $$t"; \
 	done; \
 	if [ -n "$$fail" ]; then echo "FAILED:$$fail"; exit 1; fi; echo "ALL TESTS PASSED"
 
 demo: deps
-	$(Q)if [ -x $(TOP)/tests/demo/run ]; then $(TOP)/tests/demo/run; else \
-		echo "make demo: the offloaded-copy demo (host library + xcp in the lab) does not exist yet;"; \
-		echo "see README.md 'Status'. Nothing was copied."; exit 2; fi
+	$(Q)$(TOP)/tests/demo/run
 
 fuzz: $(FUZZ_TARGETS)
 

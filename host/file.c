@@ -533,7 +533,7 @@ flags_ok(unsigned flags)
 }
 
 static int
-get_pos(int fd, loff_t *off, uint64_t *pos)
+get_pos(int fd, int64_t *off, uint64_t *pos)
 {
 	off_t o;
 
@@ -586,7 +586,7 @@ copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t
 }
 
 ssize_t
-xcopy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len,
+xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len,
 		 unsigned flags, struct xcopy_stats *stats)
 {
 	struct side s = { .fd = fd_in }, d = { .fd = fd_out };
@@ -663,12 +663,12 @@ xcopy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t 
 		return rc;
 	}
 	if (off_in != NULL) {
-		*off_in += (loff_t)len;
+		*off_in += (int64_t)len;
 	} else {
 		(void)lseek(fd_in, (off_t)len, SEEK_CUR);
 	}
 	if (off_out != NULL) {
-		*off_out += (loff_t)len;
+		*off_out += (int64_t)len;
 	} else {
 		(void)lseek(fd_out, (off_t)len, SEEK_CUR);
 	}

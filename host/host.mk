@@ -22,7 +22,7 @@ $(LIBXCOPY_A): $(filter-out $(BUILD)/obj/host/cli/%,$(HOST_OBJS)) $(ENGINE_OBJS)
 $(LIBXCOPY_SO): $(HOST_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
 	$(call msg,LD,host/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) -shared -Wl,-soname,libxcopy.so.$(LIBXCOPY_SOVER) \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libxcopy.so.$(LIBXCOPY_SOVER) \
 		-Wl,--version-script=$(TOP)/host/libxcopy.map -Wl,-z,defs \
 		-o $@.$(LIBXCOPY_SOVER) $(HOST_OBJS) $(LIBXCM) $(HOST_LIBS)
 	$(Q)ln -sf $(notdir $@).$(LIBXCOPY_SOVER) $@
@@ -30,11 +30,12 @@ $(LIBXCOPY_SO): $(HOST_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
 $(BUILD)/obj/host/cli/xcp.o: XCFLAGS += $(HOST_XCFLAGS)
 $(XCP): $(BUILD)/obj/host/cli/xcp.o $(LIBXCOPY_A)
 	$(call msg,LD,host/$(notdir $@))
-	$(Q)$(CC) -o $@ $^ $(HOST_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-$(LIBXCOPY_PC): $(TOP)/host/libxcopy.pc.in
+$(LIBXCOPY_PC): $(TOP)/host/libxcopy.pc.in $(FLAGS_STAMP) $(TOP)/debian/changelog
 	@mkdir -p $(@D)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' $< > $@
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
 
@@ -45,13 +46,31 @@ UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 .PHONY: install-host
 install: install-host
 install-host: $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 644 $(LIBXCOPY_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBXCOPY_SO).$(LIBXCOPY_SOVER) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libxcopy.so.$(LIBXCOPY_SOVER) $(DESTDIR)$(PREFIX)/lib/libxcopy.so
-	install -m 644 $(LIBXCOPY_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 644 $(TOP)/host/include/xcopy.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(XCP) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(TOP)/host/man/xcp.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 $(TOP)/host/man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(LIBXCOPY_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIBXCOPY_SO).$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/
+	ln -sf libxcopy.so.$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/libxcopy.so
+	install -m 644 $(LIBXCOPY_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(TOP)/host/include/xcopy.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(XCP) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(TOP)/host/man/xcp.1 $(DESTDIR)$(MANDIR)/man1/
+	cp -P $(TOP)/host/man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	chmod 644 $(DESTDIR)$(MANDIR)/man3/*.3
+
+# The public header stands alone in strict ISO C11 (no GNU extensions needed).
+.PHONY: check-header
+check-header:
+	$(Q)printf '#include <xcopy.h>\nint main(void) { return xcopy_fallback_reason_name(XCOPY_FB_NONE) == 0; }\n' | \
+		$(CC) -std=c11 -pedantic -Wall -Werror -I$(TOP)/host/include -fsyntax-only -x c - && \
+		echo "xcopy.h: compiles with -std=c11 -pedantic"
+test-unit: check-header
+
+# Every public function of xcopy.h has a manual page (or a .so link to one).
+.PHONY: check-man
+check-man:
+	$(Q)miss=; for f in $$(sed -n 's/^[a-z][a-z_ ]*[ *]\(xcopy_[a-z_]*\)(.*/\1/p' \
+		$(TOP)/host/include/xcopy.h); do [ -f $(TOP)/host/man/$$f.3 ] || miss="$$miss $$f"; done; \
+	if [ -n "$$miss" ]; then echo "no manual page for:$$miss"; exit 1; fi; \
+	echo "manual pages: every public function of xcopy.h has one"
+test-unit: check-man

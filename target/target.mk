@@ -20,7 +20,7 @@ $(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target
 $(HANDLER_SO): $(TARGET_OBJS) $(LIBXCM) $(HANDLER_MAP)
 	$(call msg,LD,target/handlers/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(LIBXCM) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(LIBXCM) -lpthread
 
 $(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
 	$(call msg,LD,san/$(notdir $@))
@@ -65,9 +65,9 @@ test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-sym
 	$(Q)$(TOP)/tests/scripts/test-xcopy-stat.sh $(TOP)/scripts/xcopy-stat
 TEST_TARGETS += test-plugin
 
-# make install: the plugin into Debian's tcmu-runner handler directory.
-TCMU_HANDLER_DIR ?= /usr/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || \
-	echo x86_64-linux-gnu)/tcmu-runner
+# make install: the plugin into LIBDIR/tcmu-runner. Debian's tcmu-runner reads
+# /usr/lib/<multiarch>/tcmu-runner: PREFIX=/usr (or TCMU_HANDLER_DIR=) puts it there.
+TCMU_HANDLER_DIR ?= $(LIBDIR)/tcmu-runner
 install: install-target
 install-target: $(HANDLER_SO)
 	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)

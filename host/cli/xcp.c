@@ -53,6 +53,7 @@ usage(FILE *f)
 		"  --stats             print statistics\n"
 		"  -v                  more messages (repeat for debug)\n"
 		"  -h, --help\n"
+		"  -V, --version\n"
 		"exit: 0 ok, 1 usage, 2 copy failed, 3 offload refused, 4 cannot open\n");
 }
 
@@ -244,6 +245,7 @@ main(int argc, char **argv)
 		{ "stats", no_argument, NULL, O_STATS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct xcopy_stats st;
@@ -254,7 +256,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&st, 0, sizeof(st));
-	while ((c = getopt_long(argc, argv, "vh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhV", lopts, NULL)) != -1) {
 		if (c >= O_SRC_LBA && c <= O_LENGTH) {
 			if (parse_u64(optarg, &v) != 0) {
 				fprintf(stderr, "xcp: bad number '%s'\n", optarg);
@@ -275,6 +277,7 @@ main(int argc, char **argv)
 		case O_STATS: o.stats = true; break;
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': printf("xcp %s\n", XCOPY_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

@@ -9,6 +9,9 @@
  * one handle per thread, or serialise. xcopy_file_range() keeps a small,
  * mutex-protected cache of device handles (see xcopy_cache_flush()).
  *
+ * Offsets are int64_t, the type under glibc's loff_t, so a loff_t * can be
+ * passed as it is; the header needs no GNU extensions (-std=c11 works).
+ *
  * Privileges: the kernel lets only CAP_SYS_RAWIO send EXTENDED COPY (83h) and
  * RECEIVE COPY RESULTS (84h) through SG_IO; without it offload is refused
  * with reason XCOPY_FB_PERMISSION and the copy falls back.
@@ -99,7 +102,7 @@ const char *xcopy_fallback_reason_name(enum xcopy_fallback_reason r);
  * -EIO, -EOPNOTSUPP / -EXDEV (XCOPY_REQUIRE_OFFLOAD and offload refused: the
  * destination range may then be partially written). stats may be NULL.
  */
-ssize_t xcopy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len,
+ssize_t xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len,
 			 unsigned flags, struct xcopy_stats *stats);
 
 /* Close the device handles cached by xcopy_file_range(). */

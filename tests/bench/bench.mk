@@ -20,7 +20,7 @@ $(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o $(LIBXCOPY_A)
 	$(call msg,LD,bench/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) -o $@ $^ $(HOST_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
 .PHONY: bench bench-tools
 bench-tools: $(XCBENCH) $(ALL_TARGETS)
