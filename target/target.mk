@@ -72,7 +72,8 @@ install: install-target
 install-target: $(HANDLER_SO)
 	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)
 	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so
-	install -D -m 0755 $(TOP)/scripts/xcopy-stat $(DESTDIR)$(PREFIX)/bin/xcopy-stat
+	install -D -m 0755 $(TOP)/scripts/xcopy-stat $(DESTDIR)$(BINDIR)/xcopy-stat
+	install -D -m 0644 $(TOP)/target/man/xcopy-stat.1 $(DESTDIR)$(MANDIR)/man1/xcopy-stat.1
 
 # (The Makefile makes the lab depend on every build target, the plugin included.)
 # The 1 GiB copy test (220) keeps a reflink XFS image on the guest's tmpfs,
