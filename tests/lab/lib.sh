@@ -241,6 +241,71 @@ lab_xfs_store() {
 	echo "$dir"
 }
 
+# --- system D-Bus and tcmu-runner restarts -------------------------------------
+
+# lab_dbus_start : a system bus (dbus-daemon --system, Debian's system.conf and
+#   /etc/dbus-1/system.d policies, tcmu-runner's among them) unless one runs.
+#   Its pid is in $LAB_STATE/dbus.pid.
+lab_dbus_start() {
+	local pid
+	if [ -s "$LAB_STATE/dbus.pid" ] && read -r pid <"$LAB_STATE/dbus.pid" && kill -0 "$pid" 2>/dev/null; then
+		return 0
+	fi
+	mkdir -p /run/dbus "$LAB_STATE" || return 1
+	rm -f /run/dbus/system_bus_socket
+	dbus-daemon --system --nofork --nopidfile >>"${LAB_RUN_DIR:-/tmp}/dbus-daemon.log" 2>&1 &
+	echo $! >"$LAB_STATE/dbus.pid"
+	lab_wait_for test -S /run/dbus/system_bus_socket || lab_err "dbus-daemon --system did not start"
+}
+lab_dbus_stop() {
+	local pid
+	[ -s "$LAB_STATE/dbus.pid" ] && read -r pid <"$LAB_STATE/dbus.pid" || return 0
+	kill -TERM "$pid" 2>/dev/null && lab_wait_for lab__gone "$pid"
+	rm -f "$LAB_STATE/dbus.pid" /run/dbus/system_bus_socket
+}
+lab__gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# lab_tcmu_stop : SIGTERM the running tcmu-runner (pidof), wait until it is gone.
+lab_tcmu_stop() {
+	local pid
+	for pid in $(pidof tcmu-runner); do
+		kill -TERM "$pid" 2>/dev/null
+		LAB_WAIT=${LAB_WAIT:-10} lab_wait_for lab__gone "$pid" || { kill -KILL "$pid"; sleep 0.5; }
+	done
+	return 0
+}
+
+# lab_tcmu_start [--bus] : start tcmu-runner and wait until it is ready; print its pid.
+#   Default: as the lab runs it (--handler-path of this boot, log in
+#   $LAB_RUN_DIR/tcmu). --bus: as Debian's tcmu-runner.service runs it
+#   (/usr/bin/tcmu-runner with no option, its handlers from the packaged
+#   folder, log /var/log/tcmu-runner.log) on the system bus, ready once it owns
+#   org.kernel.TCMUService1. run-tests re-reads the pid (pidof) before each test.
+lab_tcmu_start() {
+	local pid log n0
+	if [ "${1:-}" = --bus ]; then
+		log=/var/log/tcmu-runner.log
+		/usr/bin/tcmu-runner >>"${LAB_RUN_DIR:-/tmp}/tcmu-runner-bus.out" 2>&1 &
+		pid=$!
+		LAB_WAIT=30 lab_wait_for lab__tcmu_on_bus || lab_err "tcmu-runner $pid does not own org.kernel.TCMUService1" || return 1
+	else
+		log=$LAB_RUN_DIR/tcmu/tcmu-runner.log
+		n0=$(grep -c 'is registered' "$log" 2>/dev/null) || n0=0
+		tcmu-runner --handler-path "$(cat "$LAB_RUN_DIR/handler-path")" -l "$LAB_RUN_DIR/tcmu" \
+			>>"$LAB_RUN_DIR/tcmu/stdout.log" 2>&1 &
+		pid=$!
+		LAB_WAIT=30 lab_wait_for lab__log_grew "$log" 'is registered' "$n0" ||
+			lab_err "tcmu-runner $pid registered no handler (see $log)" || return 1
+	fi
+	kill -0 "$pid" 2>/dev/null || lab_err "tcmu-runner exited at start (see $log)" || return 1
+	echo "$pid"
+}
+lab__log_grew() { local n; n=$(grep -c "$2" "$1" 2>/dev/null) && [ "$n" -gt "$3" ]; }
+lab__tcmu_on_bus() {
+	dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+		org.freedesktop.DBus.NameHasOwner string:org.kernel.TCMUService1 2>/dev/null | grep -q 'boolean true'
+}
+
 # --- teardown -------------------------------------------------------------------
 
 lab__rm_links() { local l; for l in "$@"; do [ -L "$l" ] && rm -f "$l"; done; return 0; }
