@@ -125,10 +125,22 @@ be_resolve(void *vctx, struct xcm_lu *self, const struct xcm_cscd *cscd, struct 
 		return 0;
 	}
 	for (i = 0; i < ctx->n; i++) {
-		if (snap_matches(&ctx->snap[i], cscd)) {
-			s = &ctx->snap[i];
-			break;
+		if (!snap_matches(&ctx->snap[i], cscd)) {
+			continue;
 		}
+		if (s != NULL && s->lu != ctx->snap[i].lu) {
+			/*
+			 * Two LUs answer to this designator (LIO's NAA holds only the
+			 * first 25 hex digits of the unit serial): the initiator cannot
+			 * have meant both, so neither is reachable, rather than writing
+			 * to whichever is found first.
+			 */
+			tcmu_dev_warn(self->dev, "xcopy: LUs %s and %s have the same designator "
+				      "(unit serials alike in their first 25 hex digits): copy refused\n",
+				      s->lu->name, ctx->snap[i].lu->name);
+			return -ENOENT;
+		}
+		s = &ctx->snap[i];
 	}
 	if (s == NULL) {
 		return -ENOENT;

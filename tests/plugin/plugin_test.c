@@ -750,6 +750,41 @@ test_access_rule(void)
 	cfs_lun(LOOP, 1, "user_2/lu_b");
 }
 
+/*
+ * Two open LUs whose unit serials agree in the first 25 hex digits have the
+ * same NAA designator: a CSCD naming it is ambiguous and must reach neither
+ * (COPY ABORTED 08/04, nothing written), not the first one found.
+ */
+#define SER_B_TWIN "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e"   /* SER_B, last digit changed */
+static void
+test_ambiguous_designator(void)
+{
+	struct tcmu_device e;
+	uint8_t sense[96];
+
+	make_backing("e.img", (uint64_t)NLBAS * BS);
+	fill_pattern("e.img", 0, (uint64_t)NLBAS * BS, 0x3C);
+	dev_setup(&e, 4, 5, "lu_e", "e.img", "", SER_B_TWIN);
+	CHECK(g_handler->open(&e, false) == 0);
+	cfs_lun(LOOP, 2, "user_5/lu_e");   /* exported with A and B: the access rule allows */
+	snapshot("e.img", "e.orig");
+	snapshot("b.img", "b.orig");
+	list_one(SER_A, SER_B, 8, 200, 300, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_UNREACHABLE_COPY_TARGET));
+	CHECK(same_bytes("b.img", 0, "b.orig", 0, (uint64_t)NLBAS * BS));
+	CHECK(same_bytes("e.img", 0, "e.orig", 0, (uint64_t)NLBAS * BS));
+	/* the twin named as the source is just as ambiguous */
+	snapshot("a.img", "a.orig");
+	list_one(SER_B, SER_A, 8, 300, 200, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_UNREACHABLE_COPY_TARGET));
+	CHECK(same_bytes("a.img", 0, "a.orig", 0, (uint64_t)NLBAS * BS));
+	g_handler->close(&e);
+	unlink_rel(LOOP "/lun/lun_2/lu_e");
+	expect_cross(true, "E closed: B is unique again");
+}
+
 static void
 test_rcr(void)
 {
@@ -1234,6 +1269,7 @@ main(int argc, char **argv)
 	test_xcopy_self();
 	test_xcopy_errors();
 	test_access_rule();
+	test_ambiguous_designator();
 	test_rcr();
 	test_paths();
 	test_sbc_checks();
