@@ -586,7 +586,9 @@ xh_destroy(void)
 static struct tcmur_handler g_handler = {
 	.name = "XCOPY offload file handler",
 	.subtype = XT_SUBTYPE,
-	.cfg_desc = "xcopy//PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core]",
+	/* shown by "targetcli /backstores/user:xcopy help create": targetcli prepends "xcopy/" */
+	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core] "
+		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...)",
 	.check_config = xh_check_config,
 	.reconfig = xh_reconfig,
 	.open = xh_open,

@@ -359,6 +359,8 @@ test_registration(void)
 	CHECK(g_handler->read != NULL && g_handler->write != NULL && g_handler->flush != NULL);
 	CHECK(g_handler->unmap != NULL);
 	CHECK(g_handler->nr_threads > 0);
+	/* targetcli's help: its cfgstring= is what follows "xcopy/" */
+	CHECK(g_handler->cfg_desc != NULL && strncmp(g_handler->cfg_desc, "/PATH[?clone=", 13) == 0);
 }
 
 static void
