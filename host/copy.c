@@ -204,6 +204,9 @@ run_cmd(struct run *r, uint32_t first, uint32_t nseg)
 		}
 		first += v.segs_done;
 		nseg -= v.segs_done;
+		if (v.segs_done > 0) {
+			retries = 0;   /* progress: a command cut at its time limit is resent */
+		}
 		switch (v.act) {
 		case XCH_ACT_RETRY:
 		case XCH_ACT_NEW_LIST_ID:

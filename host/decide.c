@@ -52,6 +52,13 @@ static const struct rule g_rules[] = {
 	  XCOPY_FB_UNREACHABLE },
 	{ XCM_SK_COPY_ABORTED, XCM_ASC_COPY_TARGET_NOT_REACHABLE, false, XCH_ACT_OTHER_SIDE,
 	  XCOPY_FB_UNREACHABLE },
+	/*
+	 * COMMAND TIMEOUT DURING PROCESSING: the copy manager ended the command
+	 * at its time limit between chunks (segments before CSI are complete):
+	 * send the rest again, it is not a failure of the pair.
+	 */
+	{ XCM_SK_COPY_ABORTED, XCM_ASC_CMD_TIMEOUT_DURING_PROCESSING, false, XCH_ACT_RETRY,
+	  XCOPY_FB_COPY_ABORTED },
 	{ XCM_SK_COPY_ABORTED, 0, true, XCH_ACT_FALLBACK, XCOPY_FB_COPY_ABORTED },
 	/* transient conditions: the same command may succeed */
 	{ XCM_SK_UNIT_ATTENTION, 0, true, XCH_ACT_RETRY, XCOPY_FB_OTHER_SENSE },

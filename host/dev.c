@@ -268,6 +268,18 @@ discover_copy_limits(struct xcopy_dev *d)
 			c->max_seg_blocks = b;
 		}
 	}
+	/*
+	 * Our own preference below the target's limit: COPY ABORTED reports
+	 * progress in whole segments (CSI), so a failed or time-limited command
+	 * loses at most one XCH_SEG_PREF_BYTES segment; a target that takes many
+	 * segments per command still gets 1024 x 4 MiB in one. A target of one
+	 * segment per command (LIO, tcmu-runner's core) keeps its full limit,
+	 * or it would need more commands.
+	 */
+	if (c->max_seg > 1 && c->block_size != 0 && c->block_size <= XCH_SEG_PREF_BYTES &&
+	    c->max_seg_blocks > XCH_SEG_PREF_BYTES / c->block_size) {
+		c->max_seg_blocks = XCH_SEG_PREF_BYTES / c->block_size;
+	}
 	if (!has_b2b || !has_e4) {
 		d->disabled = true;
 		d->disabled_why = XCOPY_FB_UNSUPP_DESC;

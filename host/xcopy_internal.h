@@ -160,11 +160,15 @@ struct xch_plan {
 	size_t ncmd;
 };
 
+/* Largest segment libxcopy sends to a target that takes several per command (dev.c). */
+#define XCH_SEG_PREF_BYTES (4u << 20)
+
 struct xch_plan_limits {
 	uint32_t ncscd;            /* CSCD descriptors every list carries (1 or 2) */
 	uint32_t max_seg;          /* segment descriptors per command */
 	uint32_t max_desc_list_len;
-	uint32_t max_seg_blocks;   /* min(65535, MAXIMUM SEGMENT LENGTH / block size) */
+	uint32_t max_seg_blocks;   /* min(65535, MAXIMUM SEGMENT LENGTH / block size), and
+				    * XCH_SEG_PREF_BYTES when the target takes > 1 segment */
 };
 
 /* Effective limits for a copy between two handles (the smaller of each). */

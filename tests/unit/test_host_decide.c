@@ -37,6 +37,7 @@ static const struct {
 	{ XCM_E_CA_UNDERRUN, XCH_ACT_FALLBACK, XCOPY_FB_COPY_ABORTED },
 	{ XCM_E_CA_INEXACT_SEGMENT, XCH_ACT_FALLBACK, XCOPY_FB_COPY_ABORTED },
 	{ XCM_E_CA_FAST_COPY_NOT_POSSIBLE, XCH_ACT_FALLBACK, XCOPY_FB_COPY_ABORTED },
+	{ XCM_E_CA_DEADLINE, XCH_ACT_RETRY, XCOPY_FB_COPY_ABORTED },
 	{ XCM_E_INTERNAL, XCH_ACT_FALLBACK, XCOPY_FB_OTHER_SENSE },
 };
 
@@ -114,6 +115,12 @@ host_decide_csi_counts_completed_segments(void)
 	xch_decide(0, &c, 5, &v);
 	CU_ASSERT_EQUAL(v.act, XCH_ACT_FALLBACK);
 	CU_ASSERT_EQUAL(v.segs_done, 2);
+	/* cut at the target's deadline: resend from CSI */
+	xcm_err_set_segment(&e, XCM_E_CA_DEADLINE, 3, -1);
+	ut_cmd_with(&c, &e, true);
+	xch_decide(0, &c, 5, &v);
+	CU_ASSERT_EQUAL(v.act, XCH_ACT_RETRY);
+	CU_ASSERT_EQUAL(v.segs_done, 3);
 	/* a CSI beyond the list is not believed */
 	xcm_err_set_segment(&e, XCM_E_CA_DEVICE_FAILURE, 9, -1);
 	ut_cmd_with(&c, &e, true);

@@ -566,6 +566,42 @@ host_xcopy_csi_keeps_completed_segments(void)
 	fk_free(f);
 }
 
+/* A command cut at the target's deadline (2E/02) is resent from CSI; no progress: fallback. */
+static void
+host_xcopy_deadline_cut_resends_rest(void)
+{
+	struct fk *f = fk_new();
+	struct xcopy_dev *d;
+	struct xcopy_stats st;
+	int k;
+
+	f->lim.max_seg_len = 16 * FK_BS;
+	f->lim.max_seg = 4;
+	f->nscript = 1;
+	xcm_err_set_segment(&f->script[0].err, XCM_E_CA_DEADLINE, 2, -1);
+	d = ut_open(f, 0, 0, 0);
+	memset(&st, 0, sizeof(st));
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 2048, 64, XCOPY_REQUIRE_OFFLOAD, &st), 0);
+	/* segments 2 and 3 went again as a second command; 0 and 1 trusted */
+	CU_ASSERT_EQUAL(f->nxcopy, 2);
+	CU_ASSERT_EQUAL(st.bytes_offloaded, 64 * FK_BS);
+	CU_ASSERT_EQUAL(st.bytes_fallback, 0);
+	CU_ASSERT_TRUE(ut_range_is(f, 0, 2048 + 32, 0, 32, 32));
+	/* cut before anything moved, every time: 1 + 3 retries, then the host copies */
+	f->nscript = 4;
+	for (k = 0; k < 4; k++) {
+		f->script[k].nth = f->nxcopy + k;
+		xcm_err_set_segment(&f->script[k].err, XCM_E_CA_DEADLINE, 0, -1);
+	}
+	memset(&st, 0, sizeof(st));
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 3000, 64, 0, &st), 0);
+	CU_ASSERT_EQUAL(f->nxcopy, 6);
+	CU_ASSERT_EQUAL(st.bytes_fallback, 64 * FK_BS);
+	CU_ASSERT_TRUE(ut_range_is(f, 0, 3000, 0, 0, 64));
+	xcopy_dev_close(d);
+	fk_free(f);
+}
+
 static void
 host_xcopy_invalid_opcode_is_sticky(void)
 {
@@ -805,6 +841,7 @@ static CU_TestInfo g_tests[] = {
 	{ "copy_aborted_falls_back_that_range_only",
 	  host_xcopy_copy_aborted_falls_back_that_range_only },
 	{ "csi_keeps_completed_segments", host_xcopy_csi_keeps_completed_segments },
+	{ "deadline_cut_resends_rest", host_xcopy_deadline_cut_resends_rest },
 	{ "invalid_opcode_is_sticky", host_xcopy_invalid_opcode_is_sticky },
 	{ "require_offload_refuses_fallback", host_xcopy_require_offload_refuses_fallback },
 	{ "too_many_segments_shrinks", host_xcopy_too_many_segments_shrinks },
