@@ -14,10 +14,14 @@ const struct xcm_limits xcm_limits_default = {
 	/* every descriptor at its largest supported size (E4h 32, 0Ah 32 bytes) */
 	.max_desc_list_len = XCM_MAX_CSCD * XCM_CSCD_LEN + XCM_MAX_SEG * XCM_SEG_B2B_OFF_LEN,
 	/*
-	 * 4 MiB per segment bounds one command's work at 4 GiB, which a file
-	 * backend finishes well inside TCMU's 30 s command timeout.
+	 * 256 MiB per segment, as LIO reports: clients such as ddpt split a copy
+	 * at this length, and a small one only multiplies commands. The work of
+	 * a maximum-size command (1024 x 256 MiB) cannot finish inside TCMU's
+	 * command timeout on a copying backend; the engine executes segments in
+	 * chunks and ends such a command at its deadline with COPY ABORTED and
+	 * the exact count of what was written (exec.h, xcm_exec_opts).
 	 */
-	.max_seg_len = 4u << 20,
+	.max_seg_len = 256u << 20,
 	.max_inline_len = 0,
 	.held_data_limit = 0,
 	.total_concurrent = 1,
