@@ -32,10 +32,13 @@ struct rec {
 	uint8_t scsi_status;       /* of the EXTENDED COPY command */
 	uint8_t sense_len;
 	uint8_t sense[XCM_SENSE_MAX];
+	uint64_t done_ms;          /* store clock when completed */
 };
 
 struct xcm_store {
 	struct rec rec[256];
+	uint64_t (*now_ms)(void *arg);
+	void *clock_arg;
 };
 
 _Static_assert(XCM_SENSE_MAX <= UINT8_MAX, "sense_len is one byte");
@@ -50,6 +53,55 @@ void
 xcm_store_destroy(struct xcm_store *s)
 {
 	free(s);
+}
+
+void
+xcm_store_set_clock(struct xcm_store *s, uint64_t (*now_ms)(void *arg), void *arg)
+{
+	s->now_ms = now_ms;
+	s->clock_arg = arg;
+}
+
+/*
+ * SPC-4 (held data): results are kept for the I_T nexus that ran the list
+ * and discarded when that nexus is lost. The caller tells us when the set of
+ * nexuses that can reach the LU changed; lists still running keep their
+ * records (their EXTENDED COPY has not completed to anyone yet).
+ */
+uint32_t
+xcm_store_discard(struct xcm_store *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < 256; i++) {
+		if (s->rec[i].state == REC_COMPLETED) {
+			memset(&s->rec[i], 0, sizeof(s->rec[i]));
+			n++;
+		}
+	}
+	return n;
+}
+
+uint32_t
+xcm_store_expire(struct xcm_store *s, uint64_t max_age_ms)
+{
+	uint64_t now;
+	uint32_t i, n = 0;
+
+	if (s->now_ms == NULL) {
+		return 0;
+	}
+	now = s->now_ms(s->clock_arg);
+	for (i = 0; i < 256; i++) {
+		struct rec *r = &s->rec[i];
+
+		/* a clock that went backwards ages nothing */
+		if (r->state == REC_COMPLETED && now > r->done_ms && now - r->done_ms > max_age_ms) {
+			memset(r, 0, sizeof(*r));
+			n++;
+		}
+	}
+	return n;
 }
 
 /* digest 10.4: only 00b (hold) and 10b (discard) keep a status to retrieve. */
@@ -104,6 +156,7 @@ xcm_store_finish(struct xcm_store *s, const struct xcm_list *l, enum xcm_status 
 		r->bytes = res->bytes;
 	}
 	r->scsi_status = xcm_status_info(st)->scsi_status;
+	r->done_ms = s->now_ms != NULL ? s->now_ms(s->clock_arg) : 0;
 	if (st != XCM_OK && sense != NULL) {
 		r->sense_len = (uint8_t)(sense_len < XCM_SENSE_MAX ? sense_len : XCM_SENSE_MAX);
 		memcpy(r->sense, sense, r->sense_len);

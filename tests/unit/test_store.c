@@ -495,6 +495,100 @@ store_exec_failure_end_to_end(void)
 	xcm_store_destroy(s);
 }
 
+/* ---- scope: discard on a nexus change, bounded lifetime ---- */
+
+static uint64_t g_now;
+
+static uint64_t
+ut_now(void *arg)
+{
+	CU_ASSERT_PTR_EQUAL(arg, &g_now);
+	return g_now;
+}
+
+/* A completed record of list id with usage, finished at the current g_now. */
+static void
+ut_complete(struct xcm_store *s, uint8_t id, uint8_t usage)
+{
+	struct xcm_exec_result res = { 1, 4096 };
+	struct xcm_err err;
+
+	CU_ASSERT_EQUAL(xcm_store_begin(s, list_of(id, usage), &err), XCM_OK);
+	xcm_store_finish(s, &g_sl, XCM_OK, &res, NULL, 0);
+}
+
+/* A nexus change drops every completed record (all ids, both usages) and nothing else. */
+static void
+store_discard_drops_completed_only(void)
+{
+	struct xcm_store *s = xcm_store_create();
+	struct xcm_err err;
+	struct cs cs;
+
+	UT_ASSERT_FATAL(s != NULL);
+	ut_complete(s, 1, XCM_LIST_ID_HOLD);
+	ut_complete(s, 200, XCM_LIST_ID_DISCARD);
+	/* list 7 is still running: its EXTENDED COPY has not completed to anyone */
+	CU_ASSERT_EQUAL(xcm_store_begin(s, list_of(7, XCM_LIST_ID_HOLD), &err), XCM_OK);
+	CU_ASSERT_EQUAL(xcm_store_discard(s), 2);
+	expect_unknown_id(s, XCM_SA_RCR_COPY_STATUS, 1);
+	expect_unknown_id(s, XCM_SA_RCR_FAILED_SEGMENT, 200);
+	UT_ASSERT_FATAL(copy_status(s, 7, &cs));
+	CU_ASSERT_EQUAL(cs.status, XCM_CM_STATUS_IN_PROGRESS);
+	/* still in use: the same id is refused, the record survived */
+	UT_EXPECT_ERR(xcm_store_begin(s, list_of(7, XCM_LIST_ID_HOLD), &err), &err,
+		      XCM_E_OP_IN_PROGRESS, -1);
+	CU_ASSERT_EQUAL(xcm_store_discard(s), 0);
+	/* ids are usable again at once */
+	ut_complete(s, 1, XCM_LIST_ID_HOLD);
+	CU_ASSERT_TRUE(copy_status(s, 1, &cs));
+	xcm_store_destroy(s);
+}
+
+/* Records older than the lifetime go; younger ones and running lists stay. */
+static void
+store_expire_by_age(void)
+{
+	struct xcm_store *s = xcm_store_create();
+	struct xcm_err err;
+	struct cs cs;
+
+	UT_ASSERT_FATAL(s != NULL);
+	/* no clock: nothing ages */
+	ut_complete(s, 9, XCM_LIST_ID_HOLD);
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 0), 0);
+	CU_ASSERT_TRUE(copy_status(s, 9, &cs));
+
+	xcm_store_set_clock(s, ut_now, &g_now);
+	g_now = 1000;
+	ut_complete(s, 1, XCM_LIST_ID_HOLD);          /* done at 1000 */
+	g_now = 5000;
+	ut_complete(s, 2, XCM_LIST_ID_DISCARD);       /* done at 5000 */
+	CU_ASSERT_EQUAL(xcm_store_begin(s, list_of(3, XCM_LIST_ID_HOLD), &err), XCM_OK);
+	/* at 11000 with a 10 s lifetime: list 1 is exactly 10 s old, kept */
+	g_now = 11000;
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 10000), 1);  /* list 9 (stamped 0 without a clock) */
+	CU_ASSERT_TRUE(copy_status(s, 1, &cs));
+	g_now = 11001;
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 10000), 1);
+	expect_unknown_id(s, XCM_SA_RCR_COPY_STATUS, 1);
+	CU_ASSERT_TRUE(copy_status(s, 2, &cs));
+	g_now = 20000;
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 10000), 1);
+	expect_unknown_id(s, XCM_SA_RCR_COPY_STATUS, 2);
+	/* running lists never age */
+	g_now = 1000000;
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 10000), 0);
+	UT_ASSERT_FATAL(copy_status(s, 3, &cs));
+	CU_ASSERT_EQUAL(cs.status, XCM_CM_STATUS_IN_PROGRESS);
+	/* a clock that went backwards ages nothing */
+	xcm_store_finish(s, &g_sl, XCM_OK, NULL, NULL, 0);
+	g_now = 10;
+	CU_ASSERT_EQUAL(xcm_store_expire(s, 0), 0);
+	CU_ASSERT_TRUE(copy_status(s, 3, &cs));
+	xcm_store_destroy(s);
+}
+
 static CU_TestInfo store_tests[] = {
 	{ "op_params_from_limits", store_op_params_from_limits },
 	{ "discard_round_trip", store_discard_round_trip },
@@ -513,6 +607,8 @@ static CU_TestInfo store_tests[] = {
 	{ "large_transfer_count_units", store_large_transfer_count_units },
 	{ "ids_are_independent", store_ids_are_independent },
 	{ "exec_failure_end_to_end", store_exec_failure_end_to_end },
+	{ "discard_drops_completed_only", store_discard_drops_completed_only },
+	{ "expire_by_age", store_expire_by_age },
 	CU_TEST_INFO_NULL,
 };
 

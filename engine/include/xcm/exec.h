@@ -138,6 +138,27 @@ struct xcm_store *xcm_store_create(void);
 void xcm_store_destroy(struct xcm_store *s);
 
 /*
+ * Clock of record lifetimes (the same kind of clock as xcm_backend_ops.now_ms;
+ * NULL: records never age). Completed records are stamped with it.
+ */
+void xcm_store_set_clock(struct xcm_store *s, uint64_t (*now_ms)(void *arg), void *arg);
+
+/*
+ * Forget every completed record, because the set of I_T nexuses that can
+ * reach the LU changed (held results belong to a nexus; SPC-4 discards them
+ * when it is lost). Records of lists still running are kept. Returns how
+ * many records were dropped.
+ */
+uint32_t xcm_store_discard(struct xcm_store *s);
+
+/*
+ * Forget completed records older than max_age_ms by the store's clock: the
+ * bounded lifetime for what xcm_store_discard cannot see. Returns how many
+ * records were dropped; 0 without a clock.
+ */
+uint32_t xcm_store_expire(struct xcm_store *s, uint64_t max_age_ms);
+
+/*
  * Before executing list l: duplicate in-use identifier -> XCM_E_OP_IN_PROGRESS;
  * a completed record with the same identifier is replaced.
  */
