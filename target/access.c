@@ -86,8 +86,8 @@ dir_links_to(const char *dir, const char *target)
 }
 
 /* Does a LUN of TPG tpg (lun/lun_*) export storage object so? */
-static bool
-tpg_exports(const char *tpg, const char *so)
+bool
+xt_tpg_exports(const char *tpg, const char *so)
 {
 	char luns[PATH_MAX], l[PATH_MAX];
 	struct dirent *de;
@@ -111,8 +111,8 @@ tpg_exports(const char *tpg, const char *so)
  * Does node ACL acl map a LUN that exports so? Mapped LUNs are
  * acls/<initiator>/lun_M/ holding a symlink to the TPG's lun/lun_N.
  */
-static bool
-acl_maps(const char *acl, const char *so)
+bool
+xt_acl_maps(const char *acl, const char *so)
 {
 	char ml[PATH_MAX], p[PATH_MAX], r[PATH_MAX];
 	struct dirent *de, *de2;
@@ -174,11 +174,11 @@ tpg_check(const char *tpg, const char *a, const char *b, bool *exports_a, char *
 	int rc = 0;
 	DIR *d;
 
-	if (!tpg_exports(tpg, a)) {
+	if (!xt_tpg_exports(tpg, a)) {
 		return 0;
 	}
 	*exports_a = true;
-	if (tpg_demo_mode(tpg) && !tpg_exports(tpg, b)) {
+	if (tpg_demo_mode(tpg) && !xt_tpg_exports(tpg, b)) {
 		snprintf(why, whylen, "%s lets any initiator reach the source LU but does not export %s",
 			 tpg, b);
 		return -EACCES;
@@ -190,7 +190,7 @@ tpg_check(const char *tpg, const char *a, const char *b, bool *exports_a, char *
 		if (de->d_name[0] == '.' || !path_join(acl, acls, de->d_name) || !is_dir(acl)) {
 			continue;
 		}
-		if (acl_maps(acl, a) && !acl_maps(acl, b)) {
+		if (xt_acl_maps(acl, a) && !xt_acl_maps(acl, b)) {
 			snprintf(why, whylen, "initiator %s of %s maps the LU but not %s",
 				 de->d_name, tpg, b);
 			rc = -EACCES;

@@ -359,6 +359,7 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 
 	pthread_mutex_lock(&lu->as.lock);
 	reap_orphans(lu, ts_ns(&job->t0));
+	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
 	if (lu->as.closing || lu->as.njobs >= XT_MAX_JOBS) {
 		pthread_mutex_unlock(&lu->as.lock);
 		job_free(job);
@@ -480,6 +481,7 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 	enum xcm_status st;
 
 	pthread_mutex_lock(&lu->as.lock);
+	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
 		job = job_find(lu, false, req->list_id);
 		if (job != NULL) {

@@ -512,6 +512,7 @@ xh_open(struct tcmu_device *dev, bool reopen)
 		goto fail;
 	}
 	lu_identify(lu);
+	xt_held_init(lu);
 	lu->cmd_time_out = XT_CMD_TIME_OUT_DEFAULT;
 	xt_cmd_time_out(lu);
 	set_unmap_granularity(dev);

@@ -68,7 +68,7 @@ stats_write_locked(struct xcm_lu *lu)
 		"name %s\npath %s\ncommands %llu\ncommands_ok %llu\nerrors %llu\nsegments %llu\n"
 		"bytes %llu\nclone_bytes %llu\ncfr_bytes %llu\nrw_bytes %llu\nio_errors %llu\n"
 		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\nbusy %llu\n"
-		"inflight_max %llu\n",
+		"inflight_max %llu\nheld_discarded %llu\nheld_expired %llu\n",
 		lu->name, lu->cfg.path, (unsigned long long)s.commands,
 		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
 		(unsigned long long)s.segments, (unsigned long long)s.bytes,
@@ -76,7 +76,8 @@ stats_write_locked(struct xcm_lu *lu)
 		(unsigned long long)s.rw_bytes, (unsigned long long)s.io_errors,
 		(unsigned long long)s.denied, (unsigned long long)s.rcr,
 		(unsigned long long)s.deadline_cuts, lu->cmd_time_out,
-		(unsigned long long)s.busy, (unsigned long long)s.inflight_max);
+		(unsigned long long)s.busy, (unsigned long long)s.inflight_max,
+		(unsigned long long)s.held_discarded, (unsigned long long)s.held_expired);
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return;

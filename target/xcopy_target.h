@@ -99,6 +99,25 @@ const char *xt_sysfs_root(void);
 int xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *why,
 		    size_t whylen);
 
+/* Does a LUN of TPG tpg (configfs path) export the storage object at real path so? */
+bool xt_tpg_exports(const char *tpg, const char *so);
+/* Does node ACL acl (configfs path) map a LUN that exports so? */
+bool xt_acl_maps(const char *acl, const char *so);
+
+/* ------------------------------------------------------------------------ */
+/* Held results and sessions (nexus.c)                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Completed held results are forgotten after this long at the latest. */
+#define XT_HELD_LIFETIME_MS (300u * 1000u)
+
+/*
+ * A digest of what configfs shows about the sessions that can reach the
+ * storage object at so_path (every TPG exporting it: nexus, iSCSI login and
+ * logout counters, demo-mode session names, ACL session ids). 0 or -errno.
+ */
+int xt_nexus_digest(const char *root, const char *so_path, uint64_t *out);
+
 /* ------------------------------------------------------------------------ */
 /* LUs and the engine backend (backend.c, copy.c)                             */
 /* ------------------------------------------------------------------------ */
@@ -118,6 +137,8 @@ struct xt_stats {
 	uint64_t deadline_cuts;  /* EXTENDED COPY commands ended at their deadline */
 	uint64_t busy;           /* EXTENDED COPY answered TASK SET FULL (XT_MAX_JOBS running) */
 	uint64_t inflight_max;   /* most EXTENDED COPY jobs in flight at once */
+	uint64_t held_discarded; /* held results dropped: the LU's sessions changed */
+	uint64_t held_expired;   /* held results dropped: older than XT_HELD_LIFETIME_MS */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -165,6 +186,8 @@ struct xcm_lu {
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
 	struct xt_async as;               /* jobs in flight + store (under as.lock) */
+	uint64_t nexus_digest;            /* xt_nexus_digest at the last 83h/84h command */
+	bool nexus_known;
 	struct xcm_store *store;
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	/* command state, touched only by this LU's command thread */
@@ -297,6 +320,15 @@ int xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len);
  * IN CDB, field pointer) written to sense[0..cap).
  */
 int xt_sbc_check(const uint8_t *cdb, uint8_t *sense, size_t cap);
+
+/* nexus.c: set the store's clock (at open). */
+void xt_held_init(struct xcm_lu *lu);
+/*
+ * Before an EXTENDED COPY or RECEIVE COPY RESULTS: discard the LU's completed
+ * held results if the sessions that can reach it changed since the last such
+ * command, and those older than XT_HELD_LIFETIME_MS. Caller holds lu->as.lock.
+ */
+void xt_held_scope(struct xcm_lu *lu);
 
 /* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
 void xt_stats_write(struct xcm_lu *lu);
