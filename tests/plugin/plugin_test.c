@@ -829,6 +829,81 @@ test_rcr(void)
 	CHECK(stat_of("lu_a", "rcr") >= 3);
 }
 
+/* COPY STATUS of list id on A: true when answered (GOOD), false when unknown (24/00) */
+static bool
+held_known(uint8_t id)
+{
+	uint8_t cdb[16], buf[16], sense[96];
+	int sts;
+
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_COPY_STATUS, id, 12);
+	sts = run_cmd(&g_a, cdb, buf, 12, sense);
+	if (sts != TCMU_STS_OK) {
+		CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB));
+	}
+	return sts == TCMU_STS_OK;
+}
+
+static void
+held_copy(uint8_t id)
+{
+	uint8_t sense[96];
+
+	list_one(SER_A, SER_A, 2, 40, 60, XCM_LIST_ID_HOLD, id);   /* within A: no access rule */
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+}
+
+#define ISCSI_WWN "cfs/iscsi/iqn.2003-01.org.test:t1"
+#define SID_LINE(n) "InitiatorName: " INIT1 "\nLIO Session ID: " #n "   ISID: 0x80 12 34 56 78 9a  TSIH: " #n "\n"
+
+/* Held results are discarded when configfs shows other sessions for the LU. */
+static void
+test_held_scope(void)
+{
+	uint64_t d0 = stat_of("lu_a", "held_discarded");
+
+	/* tcm_loop: the nexus (initiator port) of a TPG exporting A */
+	put_file(LOOP "/nexus", "naa.5001405bbbbbbbbb\n");
+	held_copy(9);
+	CHECK(held_known(9));
+	CHECK(held_known(9));                     /* nothing changed: still there */
+	put_file(LOOP "/nexus", "naa.5001405ccccccccc\n");
+	CHECK(!held_known(9));                    /* another nexus: discarded */
+	CHECK(stat_of("lu_a", "held_discarded") == d0 + 1);
+	held_copy(9);                             /* the id is usable again at once */
+	CHECK(held_known(9));
+
+	/* iSCSI with an ACL mapping A: its session id; other lines may change */
+	cfs_lun(ISCSI, 0, "user_1/lu_a");
+	cfs_acl_map(ISCSI, INIT1, 0, 0);
+	put_file(ISCSI "/acls/" INIT1 "/info", SID_LINE(1) " 0x00000010   0x00000011\n");
+	held_copy(10);
+	put_file(ISCSI "/acls/" INIT1 "/info", SID_LINE(1) " 0x00000020   0x00000021\n");
+	CHECK(held_known(10));                    /* same session, new CmdSN: kept */
+	put_file(ISCSI "/acls/" INIT1 "/info", SID_LINE(2) " 0x00000001   0x00000002\n");
+	CHECK(!held_known(10));                   /* a new session of init1 */
+
+	/* iSCSI demo mode: the target's login / logout counters */
+	mkdirs(ISCSI_WWN "/fabric_statistics/iscsi_login_stats");
+	put_file(ISCSI_WWN "/fabric_statistics/iscsi_login_stats/accepts", "3\n");
+	held_copy(11);
+	CHECK(held_known(11));
+	put_file(ISCSI_WWN "/fabric_statistics/iscsi_login_stats/accepts", "4\n");
+	CHECK(!held_known(11));
+	held_copy(11);
+	mkdirs(ISCSI_WWN "/fabric_statistics/iscsi_logout_stats");
+	put_file(ISCSI_WWN "/fabric_statistics/iscsi_logout_stats/normal_logouts", "1\n");
+	CHECK(!held_known(11));
+	/* a TPG that stops exporting A changes the set too */
+	held_copy(12);
+	unlink_rel(ISCSI "/lun/lun_0/lu_a");
+	CHECK(!held_known(12));
+	CHECK(stat_of("lu_a", "held_discarded") >= d0 + 5);
+	cfs_reset();
+	cfs_lun(LOOP, 0, "user_1/lu_a");
+	cfs_lun(LOOP, 1, "user_2/lu_b");
+}
+
 static void
 test_paths(void)
 {
@@ -1273,6 +1348,7 @@ main(int argc, char **argv)
 	test_access_rule();
 	test_ambiguous_designator();
 	test_rcr();
+	test_held_scope();
 	test_paths();
 	test_sbc_checks();
 	test_write_cache();
