@@ -363,8 +363,10 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	pthread_mutex_unlock(&self->stats_lock);
 	if (st == XCM_E_CA_DEADLINE) {
 		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
-			      "in segment %u, %llu bytes written\n", job->cmd_time_out, err->csi,
-			      (unsigned long long)res->bytes);
+			      "in segment %u, %llu bytes written, %llu ms after arrival\n",
+			      job->cmd_time_out, err->csi, (unsigned long long)res->bytes,
+			      (unsigned long long)(xt_now_ms() - ((uint64_t)job->t0.tv_sec * 1000 +
+								(uint64_t)job->t0.tv_nsec / 1000000)));
 	}
 	return st;
 }

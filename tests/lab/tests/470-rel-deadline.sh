@@ -18,6 +18,8 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 lab_require_guest
 
 W=/tmp/lab-470
+OUT=$LAB_RESULTS/rel/deadline
+mkdir -p "$OUT"
 trap 'rm -rf "$W"' EXIT   # images in guest RAM: freed when the driver removes the LUs
 MB=1048576
 CHUNK=$((8 * MB))
@@ -63,14 +65,22 @@ echo delay:200 >"$XT_STATS_DIR/ds470.fault"
 rc=0
 t0=$(date +%s%N)
 sg_xcopy if="$sgs" of="$sgd" bs=512 bpt=65535 count=65535 list_id=21 id_usage=hold \
-	verbose=1 >"$W/cut.log" 2>&1 || rc=$?
+	verbose=2 >"$OUT/cut.log" 2>&1 || rc=$?
 t1=$(date +%s%N)
 sum1=$(md5sum <"$W/d.img")
-ms=$(((t1 - t0) / 1000000))
-lab_msg "    sg_xcopy returned after $ms ms (exit $rc)"
-lab_check "the initiator had a status before the 5 s timeout ($ms ms)" test "$ms" -lt 5000
-lab_check "sg_xcopy failed with COPY ABORTED (exit $rc)" \
-	sh -c "[ $rc -ne 0 ] && grep -qi 'copy aborted' '$W/cut.log'"
+lab_msg "    sg_xcopy (inquiries, READ CAPACITY, the EXTENDED COPY) returned after $(((t1 - t0) / 1000000)) ms (exit $rc)"
+# Had the kernel's timer fired first, the initiator would have the kernel's
+# failure (and the plugin's late status would be dropped): seeing the
+# plugin's own sense proves it was in time.
+lab_check "the initiator got COPY ABORTED, COMMAND TIMEOUT DURING PROCESSING (exit $rc)" \
+	sh -c "[ $rc -ne 0 ] && grep -qi 'copy aborted' '$OUT/cut.log' &&
+		grep -qi 'command timeout during processing' '$OUT/cut.log'"
+ms=$(sed -n 's/.*dd470: xcopy: stopped at the command deadline.* \([0-9]*\) ms after arrival.*/\1/p' \
+	"$LAB_RUN_DIR/tcmu/tcmu-runner.log" | tail -1)
+lab_check "the plugin completed the command $ms ms after it arrived, before the 5 s timeout" \
+	test "${ms:-99999}" -lt 5000
+lab_check "no TCMU command timeout in the kernel log" \
+	sh -c "! dmesg | grep -qiE 'tcmu.*(timed out|timeout)'"
 st=$(copy_status "$sgd" 21)
 read -r segs bytes <<<"$st"
 lab_msg "    COPY STATUS: $segs segments, $bytes bytes"
@@ -83,8 +93,6 @@ lab_check "FAILED SEGMENT DETAILS: CHECK CONDITION, COPY ABORTED 2E/02, CSI 0 (g
 lab_check "destination = source for exactly the $bytes bytes reported" same "$W/d.img" 0 "$W/s.img" 0 "$bytes"
 lab_check "the rest of the destination is unchanged" \
 	same "$W/d.img" "$bytes" "$W/d.orig" "$bytes" $((64 * MB - bytes))
-lab_check "plugin logged the cut" grep -q "stopped at the command deadline (cmd_time_out 5 s)" \
-	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
 lab_check "deadline_cuts counted on dd470" test "$(xt_stat dd470 deadline_cuts)" -ge 1
 sleep 10
 lab_check "destination unchanged 10 s after the status (md5)" test "$(md5sum <"$W/d.img")" = "$sum1"
