@@ -3,7 +3,7 @@
 # cmd_time_out is set to 5 s (configfs attrib, before export); the source LU's
 # backend is slowed with the delay fault (every 1 MiB read sleeps 200 ms), so
 # one EXTENDED COPY of 32 MiB (sg_xcopy, 65535 blocks, list id held) would
-# take 6.4 s. The plugin must end it itself, between 8 MiB chunks, before the
+# take 6.4 s. The plugin must end it itself, between 1 MiB chunks, before the
 # kernel's timeout: the initiator gets COPY ABORTED 2E/02 (COMMAND TIMEOUT
 # DURING PROCESSING) in less than 5 s; COPY STATUS and the destination agree
 # on exactly what was written (whole chunks, a prefix of the range); the
@@ -22,7 +22,7 @@ OUT=$LAB_RESULTS/rel/deadline
 mkdir -p "$OUT"
 trap 'rm -rf "$W"' EXIT   # images in guest RAM: freed when the driver removes the LUs
 MB=1048576
-CHUNK=$((8 * MB))
+CHUNK=$MB   # with a fault armed the plugin copies serial 1 MiB chunks
 LEN=$((65535 * 512))
 mkdir -p "$W"
 head -c $((64 * MB)) /dev/urandom >"$W/s.img"
@@ -84,7 +84,7 @@ lab_check "no TCMU command timeout in the kernel log" \
 st=$(copy_status "$sgd" 21)
 read -r segs bytes <<<"$st"
 lab_msg "    COPY STATUS: $segs segments, $bytes bytes"
-lab_check "COPY STATUS: 0 segments, whole 8 MiB chunks, some but not all ($st)" \
+lab_check "COPY STATUS: 0 segments, whole 1 MiB chunks, some but not all ($st)" \
 	sh -c "[ '$segs' = 0 ] && [ $((bytes % CHUNK)) -eq 0 ] && [ $bytes -gt 0 ] && [ $bytes -lt $LEN ]"
 # FAILED SEGMENT DETAILS is read-once (the record goes): after COPY STATUS
 got=$(fsd_sense "$sgd" 21)
