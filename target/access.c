@@ -254,3 +254,88 @@ xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *wh
 	}
 	return rc;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Conditions of the command table (cmds.h)                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Integer in file dir/name, or def if it cannot be read. */
+static long
+read_long(const char *dir, const char *name, long def)
+{
+	char p[PATH_MAX], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (!path_join(p, dir, name)) {
+		return def;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return def;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		return def;
+	}
+	buf[n] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+/*
+ * tcmu-runner 1.5.4 answers RTPG / STPG only when the LU has an ALUA target
+ * port group other than default_tg_pt_gp with a member port (alua.c
+ * tcmu_get_alua_grps + tcmu_get_enabled_port); otherwise INVALID COMMAND
+ * OPERATION CODE.
+ */
+static bool
+lu_has_alua_group(const char *so)
+{
+	char dir[PATH_MAX], p[PATH_MAX], buf[8];
+	struct dirent *de;
+	bool hit = false;
+	DIR *d;
+	int fd;
+
+	if (!path_join(dir, so, "alua") || (d = opendir(dir)) == NULL) {
+		return false;
+	}
+	while (!hit && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "default_tg_pt_gp") == 0 ||
+		    !path_join(p, dir, de->d_name) || !is_dir(p) ||
+		    strlen(p) + sizeof("/members") > sizeof(p)) {
+			continue;
+		}
+		strcat(p, "/members");
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			hit = read(fd, buf, sizeof(buf)) > 0;
+			close(fd);
+		}
+	}
+	closedir(d);
+	return hit;
+}
+
+void
+xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s)
+{
+	char attrib[PATH_MAX];
+
+	s->engine = lu->cfg.xcopy == XT_XCOPY_ENGINE;
+	s->alua = false;
+	s->pr = false;
+	if (!probe || lu->cfs_path[0] == '\0') {
+		return;
+	}
+	s->alua = lu_has_alua_group(lu->cfs_path);
+	/*
+	 * LIO emulates PR IN/OUT and RESERVE/RELEASE for TCMU unless PR is
+	 * passed through (attrib/pgr_support 0) or disabled (emulate_pr 0).
+	 */
+	if (path_join(attrib, lu->cfs_path, "attrib")) {
+		s->pr = read_long(attrib, "pgr_support", 0) == 1 &&
+			read_long(attrib, "emulate_pr", 0) == 1;
+	}
+}

@@ -6,9 +6,12 @@
  * tcmu-runner's core emulation and our read/write/flush/unmap callouts, and
  * whose third-party copy commands are answered by the xcm engine:
  *   EXTENDED COPY (83h LID1), RECEIVE COPY RESULTS (84h, LID1 SAs),
- *   INQUIRY VPD 00h (adds 8Fh to the core's list) and VPD 8Fh.
+ *   INQUIRY VPD 00h (adds 8Fh to the core's list) and VPD 8Fh, and
+ *   REPORT SUPPORTED OPERATION CODES (A3h/0Ch).
  * handle_cmd is called first for every CDB, synchronously on the LU's command
- * thread (A1.6); everything it does not claim returns TCMU_STS_NOT_HANDLED.
+ * thread (A1.6), and dispatches by the command table of cmds.c: rows the
+ * core executes return TCMU_STS_NOT_HANDLED, CDBs without a row
+ * TCMU_STS_INVALID_CMD.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +118,23 @@ do_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	return TCMU_STS_OK;
 }
 
+/* REPORT SUPPORTED OPERATION CODES: the command table (cmds.c) as this LU serves it now. */
+static int
+do_rsoc(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+{
+	struct xt_lu_state st;
+	struct xcm_err err;
+	size_t n = 0;
+
+	memset(&err, 0, sizeof(err));
+	xt_lu_state_get(lu, true, &st);
+	if (xt_rsoc(&st, lc->cdb, lu->rsp, sizeof(lu->rsp), &n, &err) != XCM_OK) {
+		return xt_fail_sense(lc, &err);
+	}
+	iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, n);
+	return TCMU_STS_OK;
+}
+
 /* Data-in commands tcmu-runner's core answers (A2.1). */
 static bool
 core_data_in(uint8_t op)
@@ -133,11 +153,20 @@ core_data_in(uint8_t op)
 	}
 }
 
+/*
+ * Dispatch by the command table (cmds.c), the same table REPORT SUPPORTED
+ * OPERATION CODES reports. A CDB without a row gets INVALID COMMAND
+ * OPERATION CODE here, as the core would answer it; an unlisted service
+ * action of an opcode the plugin executes goes to that handler, whose
+ * engine check answers INVALID FIELD IN CDB.
+ */
 static int
 xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	const struct xt_cmd *row, *same_op = NULL;
+	struct xt_lu_state st;
 	int sts;
 
 	if (lu == NULL) {
@@ -157,17 +186,28 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	if (sts != TCMU_STS_NOT_HANDLED) {
 		return sts;
 	}
-	if (lu->cfg.xcopy == XT_XCOPY_CORE) {
-		return TCMU_STS_NOT_HANDLED;
+	xt_lu_state_get(lu, false, &st);
+	row = xt_cmd_lookup(&st, lc->cdb, &same_op);
+	if (row == NULL && same_op != NULL && same_op->exec != XT_X_CORE &&
+	    same_op->exec != XT_X_KERNEL) {
+		row = same_op;
 	}
-	switch (lc->cdb[0]) {
-	case XCM_OP_XCOPY:
+	if (row == NULL) {
+		return TCMU_STS_INVALID_CMD;
+	}
+	switch (row->exec) {
+	case XT_X_XCOPY:
 		return xt_async_submit(lu, cmd);   /* async.c: runs on a worker */
-	case XCM_OP_RCR:
+	case XT_X_RCR:
 		return do_rcr(lu, lc);
-	case XCM_OP_INQUIRY:
+	case XT_X_INQUIRY:
 		return do_inquiry(lu, lc);
+	case XT_X_RSOC:
+		return do_rsoc(lu, lc);
+	case XT_X_CORE:
+	case XT_X_KERNEL:
 	default:
+		/* kernel rows reach us only if PR is passed through: the core refuses them */
 		return TCMU_STS_NOT_HANDLED;
 	}
 }

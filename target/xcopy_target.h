@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "cmds.h"
 #include "tcmu_abi.h"
 #include "xcm/exec.h"
 #include "xcm/lid4.h"
@@ -329,6 +330,12 @@ void xt_held_init(struct xcm_lu *lu);
  * command, and those older than XT_HELD_LIFETIME_MS. Caller holds lu->as.lock.
  */
 void xt_held_scope(struct xcm_lu *lu);
+
+/*
+ * The LU's state for the command table (access.c): mode from the cfgstring,
+ * ALUA and PR conditions read from configfs (only when reporting).
+ */
+void xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s);
 
 /* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
 void xt_stats_write(struct xcm_lu *lu);

@@ -3,7 +3,9 @@ UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c))
 UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
 UT_BIN := $(BUILD)/tests/unit_tests
 
-$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit
+$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/target
+# the plugin's command table is self-contained: its unit tests link it alone
+UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
 
 $(UT_BIN): $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN)
 	$(call msg,LD,$(notdir $@))
@@ -57,3 +59,13 @@ TEST_TARGETS := test-unit test-fuzz $(TEST_TARGETS)
 
 # test_param reads libiscsi's captured EXTENDED COPY commands at run time.
 $(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
+
+# xt-cmds: the plugin's command table as a LU reports it (lab test 230 compares
+# sg_opcodes with it). Links only target/cmds.c and the engine.
+XT_CMDS_BIN := $(BUILD)/tests/xt-cmds
+$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target
+$(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds.o $(LIBXCM)
+	$(call msg,LD,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^
+ALL_TARGETS += $(XT_CMDS_BIN)

@@ -32,6 +32,7 @@ extern char g_tmp[256];
 extern struct tcmu_device g_a, g_b, g_c;
 extern struct xcm_list *g_list;
 
+void mkdirs(const char *rel);
 void put_file(const char *rel, const char *text);
 void fill_pattern(const char *name, uint64_t off, uint64_t len, uint8_t seed);
 bool same_bytes(const char *name, uint64_t off, const char *other, uint64_t ooff, uint64_t len);
@@ -45,5 +46,7 @@ uint64_t stat_of(const char *lu, const char *key);
 
 /* async_test.c */
 void test_async(void);
+/* rsoc_test.c */
+void test_rsoc(void);
 
 #endif

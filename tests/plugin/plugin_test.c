@@ -34,7 +34,7 @@ path_of(char *out, size_t n, const char *rel)
 	snprintf(out, n, "%s/%s", g_tmp, rel);
 }
 
-static void
+void
 mkdirs(const char *rel)
 {
 	char p[512], *s;
@@ -1247,13 +1247,13 @@ test_sbc_checks(void)
 	CHECK(is_invalid_cdb_bit(sense, 0));
 	CHECK(sbc_cmd(&g_a, 0x41, 0x01, 10, sense) == TCMU_STS_NOT_HANDLED);
 	/*
-	 * Commands the core does not execute keep its INVALID COMMAND OPERATION
-	 * CODE: VERIFY(10/16) VRPROTECT, WRITE AND VERIFY(12); READ(6) has no such
-	 * fields.
+	 * Commands the core does not execute keep INVALID COMMAND OPERATION CODE
+	 * (now from the command table, as the core would answer): VERIFY(10/16)
+	 * VRPROTECT, WRITE AND VERIFY(12); READ(6) has no such fields.
 	 */
-	CHECK(sbc_cmd(&g_a, 0x2F, 0xF0, 10, sense) == TCMU_STS_NOT_HANDLED);
-	CHECK(sbc_cmd(&g_a, 0x8F, 0xF0, 16, sense) == TCMU_STS_NOT_HANDLED);
-	CHECK(sbc_cmd(&g_a, 0xAE, 0xF0, 12, sense) == TCMU_STS_NOT_HANDLED);
+	CHECK(sbc_cmd(&g_a, 0x2F, 0xF0, 10, sense) == TCMU_STS_INVALID_CMD);
+	CHECK(sbc_cmd(&g_a, 0x8F, 0xF0, 16, sense) == TCMU_STS_INVALID_CMD);
+	CHECK(sbc_cmd(&g_a, 0xAE, 0xF0, 12, sense) == TCMU_STS_INVALID_CMD);
 	CHECK(sbc_cmd(&g_a, 0x08, 0xFF, 6, sense) == TCMU_STS_NOT_HANDLED);
 }
 
@@ -1354,6 +1354,7 @@ main(int argc, char **argv)
 	test_write_cache();
 	test_faults();
 	test_async();
+	test_rsoc();
 
 	g_handler->close(&g_c);
 	g_handler->close(&g_b);
