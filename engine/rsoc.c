@@ -6,6 +6,7 @@
  * never an error; COMMAND DATA LENGTH / CDB SIZE still tell the full size).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "xcm/rsoc.h"
 
