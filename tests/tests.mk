@@ -60,7 +60,7 @@ TEST_TARGETS := test-unit test-fuzz $(TEST_TARGETS)
 # test_param reads libiscsi's captured EXTENDED COPY commands at run time.
 $(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
 
-# xt-cmds: the plugin's command table as a LU reports it (lab test 230 compares
+# xt-cmds: the plugin's command table as a LU reports it (lab test 260 compares
 # sg_opcodes with it). Links only target/cmds.c and the engine.
 XT_CMDS_BIN := $(BUILD)/tests/xt-cmds
 $(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target

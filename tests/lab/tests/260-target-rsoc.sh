@@ -16,7 +16,7 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 . "$HERE/../target-lib.sh"
 lab_require_guest
 
-W=/tmp/lab-230
+W=/tmp/lab-260
 OUT=$LAB_RESULTS/target/rsoc
 XT_CMDS=$LAB_BUILD/tests/xt-cmds
 mkdir -p "$W" "$OUT"
@@ -130,7 +130,7 @@ lab_check "sg_opcodes -o 0x84 is refused as an illegal request" \
 x2=$(lab_user_create x2 xcopy "$W/x2.img" 64M)
 x3=$(lab_user_create x3 xcopy "$W/x3.img" 64M)
 x4=$(lab_user_create x4 xcopy "$W/x4.img" 64M)
-url=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:rsoc230 "$x2" "$x3")
+url=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:rsoc260 "$x2" "$x3")
 read -r _ sg4 <<<"$(lab_loop_export "$x4")"
 
 check_suite() {   # TRANSPORT SUITE DEVICE WANT
