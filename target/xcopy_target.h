@@ -288,6 +288,8 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 		uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
 		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
 		uint64_t *done);
+/* Pieces copied at once: min(XT_PAR_PIECES, CPUs - 1), 1 on <= 2 CPUs. */
+unsigned int xt_par_pieces(void);
 /* Stop and join the helper pool (handler destroy: the daemon exits, or dlclose). */
 void xt_par_shutdown(void);
 
