@@ -12,7 +12,7 @@
 #include "xcm/lid4.h"
 #include "xcm/xcm.h"
 
-/* digest 4.6: FFFFh for the list's "self", else the index into l->cscd. */
+/* CSCD ID: FFFFh for the list's "self", else the index into l->cscd. */
 static uint16_t
 cscd_id_of(const struct xcm_list *l, uint32_t ncscd, const struct xcm_cscd *c)
 {
@@ -34,7 +34,7 @@ cscd_id_of(const struct xcm_list *l, uint32_t ncscd, const struct xcm_cscd *c)
 	return XCM_CSCD_ID_MAX_INDEX + 1;
 }
 
-/* One E4h CSCD, 32 bytes (digest 4.3, 4.4). */
+/* One identification descriptor CSCD (E4h), 32 bytes, block device parameters. */
 static void
 put_cscd(struct xcm_wbuf *w, const struct xcm_cscd *c)
 {
@@ -63,7 +63,7 @@ seg_len_of(const struct xcm_segment *s)
 	return s->type == XCM_SEG_B2B_OFF ? XCM_SEG_B2B_OFF_LEN : XCM_SEG_B2B_LEN;
 }
 
-/* One segment: 02h (28 bytes, digest 5.3) or 0Ah (32 bytes, digest 5.4). */
+/* One segment: 02h (block to block, 28 bytes) or 0Ah (with byte offsets, 32 bytes). */
 static void
 put_segment(struct xcm_wbuf *w, const struct xcm_list *l, uint32_t ncscd,
 	    const struct xcm_segment *s)
@@ -94,7 +94,7 @@ put_segment(struct xcm_wbuf *w, const struct xcm_list *l, uint32_t ncscd,
 	xcm_wbuf_put(w, b, len);
 }
 
-/* Header (LID1 16 bytes, digest 3.1; LID4 48 bytes, digest 3.2), CSCDs, segments. */
+/* Header (LID1: 16 bytes; LID4: 48 bytes), CSCDs, segments (SPC-4 EXTENDED COPY). */
 static size_t
 list_encode(const struct xcm_list *l, bool lid4, struct xcm_wbuf *w)
 {
@@ -165,7 +165,7 @@ xcm_cscd_from_designator(struct xcm_cscd *c, const uint8_t *desig, size_t len,
 	if (dlen == 0 || dlen > XCM_DESIG_MAX || len < (size_t)XCM_E4_VPD_HDR + dlen) {
 		return -EINVAL;
 	}
-	/* digest 4.3: an E4h names a logical unit (ASSOCIATION 00b) */
+	/* an E4h names a logical unit (ASSOCIATION 00b) */
 	if (((desig[XCM_E4_DESIG_TYPE - XCM_E4_CODE_SET] >> XCM_E4_ASSOC_SHIFT) & 0x3) !=
 	    XCM_ASSOC_LU) {
 		return -EINVAL;
@@ -198,7 +198,7 @@ xcm_cdb_rcr(uint8_t *cdb, uint8_t sa, uint8_t list_id, uint32_t alloc_len)
 	memset(cdb, 0, XCM_CDB16_LEN);
 	cdb[XCM_CDB_OPCODE] = XCM_OP_RCR;
 	cdb[XCM_CDB_SA] = sa & XCM_CDB_SA_MASK;
-	/* digest 2, D-12: byte 2 is reserved for OPERATING PARAMETERS; LIO rejects non-zero */
+	/* SPC-4: CDB byte 2 is reserved for OPERATING PARAMETERS; LIO rejects non-zero */
 	cdb[XCM_CDB_LIST_ID] = sa == XCM_SA_RCR_OP_PARAMS ? 0 : list_id;
 	xcm_put_be32(cdb + XCM_CDB_LEN32, alloc_len);
 }

@@ -6,10 +6,20 @@
  * four phases, each its own function: header (lengths against the limits and
  * against what was received), CSCD walk, segment walk, then the LIST ID
  * checks. Every descriptor is carved once as a fixed-size span and then read
- * at the constant offsets of param_layout.h. The order of the checks follows
- * ../shared/reference/spc-xcopy-digest.md 10.7, with the project decisions
- * noted at each rule. The result holds validated values and pointers into
- * the result itself, never wire indexes or pointers into the received buffer.
+ * at the constant offsets of param_layout.h. Layouts and codes are SPC-4's
+ * (EXTENDED COPY command, its parameter lists, CSCD and segment descriptors).
+ *
+ * SPC-4 does not order the checks; the order decides which error a list with
+ * several faults gets, so it is fixed here ("check N" below) and matches what
+ * LIO and libiscsi's tests expect:
+ *   1 opcode / service action; 2 PARAMETER LIST LENGTH 0 is GOOD, no action;
+ *   3 a list shorter than its header; 4 descriptor list lengths; 5 lengths
+ *   against the limits and against the bytes received; 6 descriptor types
+ *   and DESCRIPTOR LENGTHs, walking the lists; 7 LIST ID USAGE and LIST
+ *   IDENTIFIER; 8 CSCD IDs resolved (COPY ABORTED, reported once the whole
+ *   list is known to be well formed).
+ * The result holds validated values and pointers into the result itself,
+ * never wire indexes or pointers into the received buffer.
  */
 #include <string.h>
 
@@ -22,23 +32,23 @@ xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t *plen, struct x
 {
 	uint8_t sa;
 
-	/* digest 2: EXTENDED COPY is a 16-byte CDB; anything shorter cannot hold byte 13 */
+	/* SPC-4: EXTENDED COPY is a 16-byte CDB; anything shorter cannot hold byte 13 */
 	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
 		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
 		return err->status;
 	}
-	/* digest 1: opcode 83h (THIRD-PARTY COPY OUT) */
+	/* SPC-4: opcode 83h (THIRD-PARTY COPY OUT) */
 	if (cdb[XCM_CDB_OPCODE] != XCM_OP_XCOPY) {
 		xcm_err_set(err, XCM_E_INVALID_OPCODE);
 		return err->status;
 	}
-	/* digest 1, 10.7 step 1: only LID1 (SA 00h); LID4, PT, WUT, ... -> INVALID FIELD IN CDB */
+	/* check 1: only LID1 (SA 00h) here; LID4, PT, WUT, ... -> INVALID FIELD IN CDB */
 	sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	if (sa != XCM_SA_XCOPY_LID1) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
 		return err->status;
 	}
-	/* digest 2: PARAMETER LIST LENGTH, bytes 10-13 (0 is not an error) */
+	/* SPC-4: PARAMETER LIST LENGTH, CDB bytes 10-13 (0 is not an error) */
 	*plen = xcm_get_be32(cdb + XCM_CDB_LEN32);
 	xcm_err_set(err, XCM_OK);
 	return XCM_OK;
@@ -74,7 +84,7 @@ static enum xcm_status check_lens(uint32_t plen, struct xcm_span data,
 				  const struct xcm_limits *lim, const struct plist_lens *lens,
 				  uint32_t f_inl, struct xcm_err *err);
 
-/* Phase 1: the 16-byte header and the lengths it declares (digest 3.1, 10.7 steps 3-5). */
+/* Phase 1: the 16-byte LID1 header and the lengths it declares (checks 3-5). */
 static enum xcm_status
 parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	     struct xcm_list *out, struct plist_lens *lens, struct xcm_err *err)
@@ -82,7 +92,7 @@ parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	struct xcm_span h;
 	uint8_t flags;
 
-	/* 10.7 step 3: shorter than the header (declared or received) -> 1A/00 */
+	/* check 3: shorter than the header (declared or received) -> 1A/00 */
 	if (plen < XCM_PLIST_HDR_LEN || !xcm_span_sub(data, 0, XCM_PLIST_HDR_LEN, &h)) {
 		return fail_plen(err);
 	}
@@ -103,7 +113,7 @@ parse_header(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 }
 
 /*
- * Phase 1 for LID4 (EXTENDED COPY SA 01h): the 48-byte header (digest 3.2).
+ * Phase 1 for LID4 (EXTENDED COPY SA 01h): the 48-byte LID4 parameter list header.
  * What a TCMU target cannot do is refused with INVALID FIELD IN PARAMETER
  * LIST pointing at the field: header CSCD descriptors, IMMED (status before
  * the copy ends: TCMU completes a command once) and G_SENSE (sense data with
@@ -119,7 +129,7 @@ parse_header4(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	if (plen < XCM_PLIST4_HDR_LEN || !xcm_span_sub(data, 0, XCM_PLIST4_HDR_LEN, &h)) {
 		return fail_plen(err);
 	}
-	/* digest 3.2: LIST FORMAT 01h */
+	/* SPC-4 EXTENDED COPY(LID4): LIST FORMAT 01h */
 	if (h.p[XCM_PL4_FORMAT] != XCM_PL4_FORMAT_LID4) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PL4_FORMAT, -1);
 	}
@@ -149,7 +159,7 @@ parse_header4(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 
 /*
  * The lengths a header declares, against the limits and the bytes declared
- * and received (digest 3.1, 10.7 step 5); f_inl: offset of INLINE DATA LENGTH.
+ * and received (check 5); f_inl: offset of INLINE DATA LENGTH.
  */
 static enum xcm_status
 check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
@@ -158,7 +168,7 @@ check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	uint64_t total;
 
 	/*
-	 * 10.7 step 5: CSCD + segment bytes above MAXIMUM DESCRIPTOR LIST LENGTH
+	 * check 5: CSCD + segment bytes above MAXIMUM DESCRIPTOR LIST LENGTH
 	 * -> 1A/00. Checked before the count limits: libiscsi DescrLimits sends a
 	 * list above every limit at once and expects 1A/00.
 	 */
@@ -166,7 +176,7 @@ check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 		return fail_plen(err);
 	}
 	/*
-	 * 10.7 step 5 / digest 6.3: INLINE DATA LENGTH above MAXIMUM INLINE DATA
+	 * check 5: INLINE DATA LENGTH above MAXIMUM INLINE DATA
 	 * LENGTH. The sources disagree (1A/00 in F, T; 26/00 in L); the project
 	 * uses the dedicated ASC 26/0B INLINE DATA LENGTH EXCEEDED, pointing at the field.
 	 */
@@ -174,14 +184,14 @@ check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 		return fail_field(err, XCM_E_INLINE_DATA_LEN, f_inl, -1);
 	}
 	/*
-	 * digest 3.1, 10.7 step 5: header + lists + inline must have been both
+	 * check 5: header + lists + inline must have been both
 	 * declared (PARAMETER LIST LENGTH) and received; trailing bytes are allowed.
 	 */
 	total = (uint64_t)lens->base + lens->cscd + lens->seg + lens->inl;
 	if (total > plen || total > data.len) {
 		return fail_plen(err);
 	}
-	/* 10.7 step 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06 */
+	/* check 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06 */
 	if (lens->cscd > (uint32_t)lim->max_cscd * XCM_CSCD_LEN) {
 		return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
 	}
@@ -206,7 +216,7 @@ desig_type_valid_for_lu(uint8_t t)
 	}
 }
 
-/* One identification descriptor CSCD, d = its 32 bytes at list offset off (digest 4.3). */
+/* One identification descriptor CSCD (E4h), d = its 32 bytes at list offset off. */
 static enum xcm_status
 parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *err)
 {
@@ -219,7 +229,7 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 	uint8_t dlen = d.p[XCM_E4_DESIG_LEN];
 
 	/*
-	 * digest 4.1, 4.3, D-7: LU ID TYPE must be 00b (LUN). Our INQUIRY claims
+	 * E4h byte 1 bits 7:6: LU ID TYPE must be 00b (LUN). Our INQUIRY claims
 	 * SPC-3, where 10b/11b are reserved (libiscsi ValidTgtDescr expects 26/00),
 	 * and 01b (proxy token) is not supported.
 	 */
@@ -227,27 +237,27 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_FLAGS, 7);
 	}
 	/*
-	 * digest 4.3: NUL (byte 1 bit 5) is accepted and recorded; the executor
+	 * E4h: NUL (byte 1 bit 5) is accepted and recorded; the executor
 	 * aborts a segment that references such a CSCD with COPY ABORTED.
 	 */
-	/* digest 4.4: only block devices (PDT 00h) are copy sources/destinations here */
+	/* E4h byte 1 bits 4:0: only block devices (PDT 00h) are copy sources/destinations here */
 	if (pdt != XCM_PDT_BLOCK) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_FLAGS, 4);
 	}
-	/* digest 4.3: CODE SET binary, ASCII or UTF-8; bits 7:4 (protocol id) ignored */
+	/* E4h byte 4 bits 3:0: CODE SET binary, ASCII or UTF-8; bits 7:4 (protocol id) ignored */
 	if (code_set != XCM_CODE_SET_BINARY && code_set != XCM_CODE_SET_ASCII &&
 	    code_set != XCM_CODE_SET_UTF8) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_CODE_SET, 3);
 	}
-	/* digest 4.3: ASSOCIATION must be 00b (logical unit), as L and T enforce */
+	/* E4h byte 5 bits 5:4: ASSOCIATION must be 00b (logical unit), as LIO enforces */
 	if (assoc != XCM_ASSOC_LU) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 5);
 	}
-	/* digest 4.3 / VPD 83h: a designator type that can name a logical unit */
+	/* E4h byte 5 bits 3:0 / VPD 83h: a designator type that can name a logical unit */
 	if (!desig_type_valid_for_lu(dtype)) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 3);
 	}
-	/* digest 4.3: DESIGNATOR LENGTH 1..20 (the field holds at most 20 bytes) */
+	/* E4h byte 7: DESIGNATOR LENGTH 1..20 (the field holds at most 20 bytes) */
 	if (dlen == 0 || dlen > XCM_DESIG_MAX) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_LEN, -1);
 	}
@@ -263,14 +273,14 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 	c->desig_type = dtype;
 	c->desig_len = dlen;
 	memcpy(c->desig, d.p + XCM_E4_DESIG, dlen);
-	/* digest 4.4: PDT 00h device type specific parameters: PAD, DISK BLOCK LENGTH (0 = LU's) */
+	/* E4h bytes 28-31, block device type specific parameters: PAD, DISK BLOCK LENGTH (0 = LU's) */
 	c->pad = (d.p[XCM_E4_DTSP] >> XCM_E4_PAD_BIT) & 1u;
 	c->block_len = xcm_get_be24(d.p + XCM_E4_BLOCK_LEN);
 	c->offset = off;
 	return XCM_OK;
 }
 
-/* Phase 2: the CSCD descriptor list, bytes [16, 16 + lens->cscd) (digest 4, 10.7 step 6). */
+/* Phase 2: the CSCD descriptor list, bytes [16, 16 + lens->cscd) (check 6). */
 static enum xcm_status
 walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list *out,
 	   struct xcm_err *err)
@@ -282,11 +292,11 @@ walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list 
 
 	out->ncscd = 0;
 	while (off < end) {
-		/* digest 4.2, 10.7 step 6: the type code decides the layout; E4h only */
+		/* check 6: the CSCD type code decides the layout; E4h only */
 		if (data.p[off] != XCM_CSCD_ID) {
 			return fail_field(err, XCM_E_UNSUPP_CSCD_TYPE, off, -1);
 		}
-		/* digest 4.1: E4h is 32 bytes; ending inside one: bad CSCD list length */
+		/* SPC-4: E4h is 32 bytes; ending inside one: bad CSCD list length */
 		if (end - off < XCM_CSCD_LEN || !xcm_span_sub(data, off, XCM_CSCD_LEN, &d)) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_cscd, -1);
 		}
@@ -312,7 +322,7 @@ struct unresolved {
 };
 
 /*
- * digest 4.6: a CSCD ID is an index into the CSCD list, or FFFFh for the LU
+ * SPC-4: a CSCD ID is an index into the CSCD list, or FFFFh for the LU
  * that received the command. Null LUs (C000h, C001h), the ROD CSCD (F800h),
  * reserved values and indexes past the list cannot be resolved: NULL.
  */
@@ -328,7 +338,7 @@ resolve_id(struct xcm_list *out, uint16_t id)
 	return NULL;
 }
 
-/* One segment descriptor d at list offset off, index n (digest 5.1, 5.3, 5.4). */
+/* One segment descriptor d at list offset off, index n (SPC-4 segment descriptors 02h and 0Ah). */
 static enum xcm_status
 parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 	      struct unresolved *unres, struct xcm_err *err)
@@ -340,18 +350,18 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 
 	memset(s, 0, sizeof(*s));
 	s->type = d.p[XCM_SEGD_TYPE];
-	/* digest 5.1: byte 1 bits 7:3 reserved (ignored), 2 FCO, 1 DC, 0 CAT */
+	/* segment descriptor byte 1: bits 7:3 reserved (ignored), 2 FCO, 1 DC, 0 CAT */
 	s->fco = (flags >> XCM_SEGD_FCO_BIT) & 1u;
 	s->dc = (flags >> XCM_SEGD_DC_BIT) & 1u;
 	s->cat = (flags >> XCM_SEGD_CAT_BIT) & 1u;
 	s->offset = off;
 	if (s->type == XCM_SEG_B2B) {
-		/* digest 5.3: bytes 8-9 reserved, 10-11 BLOCK DEVICE NUMBER OF BLOCKS */
+		/* 02h: bytes 8-9 reserved, 10-11 BLOCK DEVICE NUMBER OF BLOCKS */
 		s->count = xcm_get_be16(d.p + XCM_B2B_NBLOCKS);
 		s->src_lba = xcm_get_be64(d.p + XCM_B2B_SRC_LBA);
 		s->dst_lba = xcm_get_be64(d.p + XCM_B2B_DST_LBA);
 	} else {
-		/* digest 5.4: 0Ah has no DC; a set DC asks for something we cannot honour */
+		/* 0Ah has no DC bit; a set DC asks for something we cannot honour */
 		if (s->dc) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_FLAGS,
 					  XCM_SEGD_DC_BIT);
@@ -363,7 +373,7 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 		s->dst_off = xcm_get_be16(d.p + XCM_B2BO_DST_OFF);
 	}
 	/*
-	 * digest 4.6, 10.7 step 8: an unresolvable CSCD ID is COPY ABORTED 08/04
+	 * check 8: an unresolvable CSCD ID is COPY ABORTED 08/04
 	 * (libiscsi ValidSegDescr), with CSI = segment index and a segment-relative
 	 * pointer to the ID field. Remembered here, reported once the whole list
 	 * passed the ILLEGAL REQUEST checks.
@@ -378,7 +388,7 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 	return XCM_OK;
 }
 
-/* Phase 3: the segment descriptor list, exactly lens->seg bytes after the CSCDs (digest 5). */
+/* Phase 3: the segment descriptor list, exactly lens->seg bytes after the CSCDs (check 6). */
 static enum xcm_status
 walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct xcm_limits *lim,
 	      struct xcm_list *out, struct unresolved *unres, struct xcm_err *err)
@@ -394,12 +404,12 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 
 	out->nseg = 0;
 	while (off < end) {
-		/* digest 5.1: the list must hold at least the type and DESCRIPTOR LENGTH */
+		/* the list must hold at least the type and DESCRIPTOR LENGTH */
 		if (end - off < XCM_SEGD_DLEN_HDR) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_seg, -1);
 		}
 		/*
-		 * digest 5.2, 10.7 step 6: type first (libiscsi DescrType sends a
+		 * check 6: type first (libiscsi DescrType sends a
 		 * 20-byte 03h and expects 26/09); we implement 02h and 0Ah only.
 		 */
 		type = data.p[off + XCM_SEGD_TYPE];
@@ -410,17 +420,17 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		} else {
 			return fail_field(err, XCM_E_UNSUPP_SEG_TYPE, off, -1);
 		}
-		/* digest 5.3, 5.4, 10.7 step 6: DESCRIPTOR LENGTH 0018h / 001Ch exactly */
+		/* check 6: DESCRIPTOR LENGTH 0018h / 001Ch exactly */
 		dlen = xcm_get_be16(data.p + off + XCM_SEGD_DLEN);
 		if (dlen != need) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_DLEN, -1);
 		}
-		/* digest 5.1: the descriptor must end inside the segment list */
+		/* the descriptor must end inside the segment list */
 		if (end - off < XCM_SEGD_DLEN_HDR + need ||
 		    !xcm_span_sub(data, off, XCM_SEGD_DLEN_HDR + need, &d)) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_seg, -1);
 		}
-		/* digest 6.3, 10.7 step 5: over MAXIMUM SEGMENT DESCRIPTOR COUNT: 26/08 here */
+		/* check 5: over MAXIMUM SEGMENT DESCRIPTOR COUNT: 26/08 here */
 		if (out->nseg >= cap) {
 			return fail_field(err, XCM_E_TOO_MANY_SEG, off, -1);
 		}
@@ -434,21 +444,21 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 	return XCM_OK;
 }
 
-/* Phase 4: LIST ID USAGE and LIST IDENTIFIER (digest 3.1, 10.4, 10.7 step 7). */
+/* Phase 4: LIST ID USAGE and LIST IDENTIFIER (SPC-4 LIST ID USAGE field; check 7). */
 static enum xcm_status
 check_list_id(const struct xcm_list *out, const struct plist_lens *lens,
 	      const struct xcm_limits *lim, struct xcm_err *err)
 {
-	/* digest 10.4, D-8: 01b is reserved */
+	/* LIST ID USAGE 01b is reserved */
 	if (out->list_id_usage == XCM_LIST_ID_RESERVED) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_FLAGS, XCM_PLH_USAGE_MSB);
 	}
 	if (out->list_id_usage == XCM_LIST_ID_NONE) {
-		/* digest 10.4: with 11b the LIST IDENTIFIER must be 0 (T returns 26/00) */
+		/* with 11b the LIST IDENTIFIER must be 0 (26/00, as tcmu-runner returns) */
 		if ((out->lid4 ? out->list_id4 : out->list_id) != 0) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_list_id, -1);
 		}
-		/* digest 10.4: 11b only when OPERATING PARAMETERS reports SNLID = 1 */
+		/* 11b only when OPERATING PARAMETERS reports SNLID = 1 */
 		if (!lim->snlid) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, XCM_PLH_FLAGS,
 					  XCM_PLH_USAGE_MSB);
@@ -476,13 +486,13 @@ list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bo
 	out->ncscd = 0;
 	out->nseg = 0;
 	out->inline_len = 0;
-	/* FFFFh: the LU that received the command; the executor knows which (digest 4.6) */
+	/* FFFFh: the LU that received the command; the executor knows which */
 	memset(&out->self, 0, sizeof(out->self));
 	out->self.type = 0;
 	out->self.pdt = XCM_PDT_BLOCK;
 	out->self.block_len = 0;
 
-	/* digest 2, 10.7 step 2: PARAMETER LIST LENGTH 0 -> GOOD, nothing to do */
+	/* check 2: PARAMETER LIST LENGTH 0 -> GOOD, nothing to do */
 	if (plen == 0) {
 		return XCM_OK;
 	}

@@ -3,14 +3,14 @@
  * Byte layout of the EXTENDED COPY (LID1) CDB and parameter list, shared by
  * the decoder (param.c) and the encoder (encode.c) so both read and write the
  * same named offsets. Private to engine/. Layout facts:
- * ../shared/reference/spc-xcopy-digest.md (section numbers cited per block).
+ * SPC-4 (EXTENDED COPY and RECEIVE COPY RESULTS; the structure is named per block).
  */
 #ifndef XCM_PARAM_LAYOUT_H
 #define XCM_PARAM_LAYOUT_H
 
 #include "xcm/spc.h"
 
-/* EXTENDED COPY / RECEIVE COPY RESULTS CDB, 16 bytes (digest 2) */
+/* EXTENDED COPY / RECEIVE COPY RESULTS CDB, 16 bytes */
 enum {
 	XCM_CDB_OPCODE = 0,
 	XCM_CDB_SA = 1,                /* bits 4:0 */
@@ -20,7 +20,7 @@ enum {
 	XCM_CDB_SA_MSB = 4,            /* bit pointer of the SERVICE ACTION field */
 };
 
-/* LID1 parameter list header, 16 bytes (digest 3.1) */
+/* LID1 parameter list header, 16 bytes */
 enum {
 	XCM_PLH_LIST_ID = 0,
 	XCM_PLH_FLAGS = 1,             /* 7:6 reserved, 5 STR, 4:3 LIST ID USAGE, 2:0 PRIORITY */
@@ -35,7 +35,7 @@ enum {
 };
 _Static_assert(XCM_PLH_INLINE_LEN + 4 == XCM_PLIST_HDR_LEN, "LID1 header is 16 bytes");
 
-/* LID4 parameter list header, 48 bytes (digest 3.2); byte 1 as in LID1 */
+/* LID4 parameter list header, 48 bytes; byte 1 as in LID1 */
 enum {
 	XCM_PL4_FORMAT = 0,            /* LIST FORMAT */
 	XCM_PL4_FLAGS = 1,
@@ -52,7 +52,8 @@ enum {
 };
 _Static_assert(XCM_PL4_INLINE_LEN + 2 == XCM_PLIST4_HDR_LEN, "LID4 header is 48 bytes");
 
-/* Identification descriptor CSCD (E4h), 32 bytes (digest 4.1, 4.3, 4.4) */
+/* Identification descriptor CSCD (E4h), 32 bytes, with the block device type
+ * specific parameters in bytes 28-31 */
 enum {
 	XCM_E4_TYPE = 0,
 	XCM_E4_FLAGS = 1,              /* 7:6 LU ID TYPE, 5 NUL, 4:0 PERIPHERAL DEVICE TYPE */
@@ -75,7 +76,7 @@ _Static_assert(XCM_E4_DESIG + XCM_DESIG_MAX == XCM_E4_DTSP, "E4h designator fiel
 _Static_assert(XCM_E4_BLOCK_LEN + 3 == XCM_CSCD_LEN, "E4h CSCD is 32 bytes");
 _Static_assert(XCM_E4_DESIG - XCM_E4_CODE_SET == XCM_E4_VPD_HDR, "VPD 83h header inside E4h");
 
-/* Segment descriptor header, common to all types (digest 5.1) */
+/* Segment descriptor header, common to all types */
 enum {
 	XCM_SEGD_TYPE = 0,
 	XCM_SEGD_FLAGS = 1,            /* 7:3 reserved, 2 FCO, 1 DC, 0 CAT */
@@ -88,7 +89,7 @@ enum {
 	XCM_SEGD_CAT_BIT = 0,
 };
 
-/* Block -> block (02h), 28 bytes (digest 5.3) */
+/* Block -> block (02h), 28 bytes */
 enum {
 	XCM_B2B_NBLOCKS = 10,          /* 2 bytes; 8-9 reserved */
 	XCM_B2B_SRC_LBA = 12,
@@ -98,7 +99,7 @@ enum {
 _Static_assert(XCM_B2B_DST_LBA + 8 == XCM_SEG_B2B_LEN, "02h segment is 28 bytes");
 _Static_assert(XCM_B2B_DLEN == 0x18, "02h DESCRIPTOR LENGTH");
 
-/* Block (byte offset) -> block (byte offset) (0Ah), 32 bytes (digest 5.4) */
+/* Block (byte offset) -> block (byte offset) (0Ah), 32 bytes */
 enum {
 	XCM_B2BO_NBYTES = 8,           /* 4 bytes */
 	XCM_B2BO_SRC_LBA = 12,

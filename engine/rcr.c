@@ -8,14 +8,16 @@
  * allocation length is never an error: the initiator gets a prefix and can
  * read AVAILABLE DATA to ask again. OPERATING PARAMETERS reports exactly the
  * struct xcm_limits the parameter-list parser enforces.
- * Layouts: ../shared/reference/spc-xcopy-digest.md 2 (CDB), 6.1-6.4, 6.6.
+ * Layouts: SPC-4 RECEIVE COPY RESULTS (THIRD-PARTY COPY IN, 84h) CDB and its
+ * COPY STATUS, RECEIVE DATA, OPERATING PARAMETERS and FAILED SEGMENT DETAILS
+ * parameter data; TRANSFER COUNT UNITS.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "xcm/xcm.h"
 
-/* RECEIVE COPY RESULTS CDB, LID1 frame (digest 2) */
+/* RECEIVE COPY RESULTS CDB, LID1 frame (SPC-4) */
 enum {
 	XCM_RCR_CDB_OPCODE = 0,
 	XCM_RCR_CDB_SA = 1,            /* bits 4:0 */
@@ -25,7 +27,7 @@ enum {
 	XCM_RCR_CDB_SA_MSB = 4,
 };
 
-/* OPERATING PARAMETERS response (digest 6.3) */
+/* OPERATING PARAMETERS response (SPC-4) */
 enum {
 	XCM_OPP_SNLID = 4,             /* bit 0 */
 	XCM_OPP_MAX_CSCD = 8,          /* 2 bytes */
@@ -44,7 +46,7 @@ enum {
 	XCM_OPP_IMPL = 44,             /* first implemented descriptor type code */
 };
 
-/* COPY STATUS response, 12 bytes (digest 6.1) */
+/* COPY STATUS (LID1) response, 12 bytes (SPC-4) */
 enum {
 	XCM_CST_STATUS = 4,            /* 7 HDD, 6:0 COPY MANAGER STATUS */
 	XCM_CST_SEGS = 5,              /* 2 bytes */
@@ -55,7 +57,7 @@ enum {
 	XCM_CST_STATUS_MASK = 0x7F,
 };
 
-/* FAILED SEGMENT DETAILS response (digest 6.4) */
+/* FAILED SEGMENT DETAILS (LID1) response (SPC-4) */
 enum {
 	XCM_FSD_STATUS = 56,
 	XCM_FSD_SENSE_LEN = 58,        /* 2 bytes */
@@ -77,17 +79,17 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 	uint8_t sa;
 	bool supported = false;
 
-	/* digest 2: the LID1 RECEIVE COPY RESULTS CDB is 16 bytes */
+	/* SPC-4: the LID1 RECEIVE COPY RESULTS CDB is 16 bytes */
 	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
 		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
 		return err->status;
 	}
-	/* digest 1: opcode 84h (THIRD-PARTY COPY IN) */
+	/* SPC-4: opcode 84h (THIRD-PARTY COPY IN) */
 	if (cdb[XCM_RCR_CDB_OPCODE] != XCM_OP_RCR) {
 		xcm_err_set(err, XCM_E_INVALID_OPCODE);
 		return err->status;
 	}
-	/* digest 1, 10.7 step 1: only the service actions we claim (limits.c) */
+	/* only the service actions we claim (limits.c); others: INVALID FIELD IN CDB */
 	sa = cdb[XCM_RCR_CDB_SA] & XCM_RCR_CDB_SA_MASK;
 	sas = xcm_supported_rcr_sas(&nsas);
 	for (i = 0; i < nsas; i++) {
@@ -106,11 +108,11 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 	}
 	req->sa = sa;
 	/*
-	 * digest 2, D-12: for OPERATING PARAMETERS byte 2 is reserved. sg3_utils
+	 * SPC-4: for OPERATING PARAMETERS, CDB byte 2 is reserved. sg3_utils
 	 * and libiscsi put a list id there, so any value is accepted and ignored.
 	 */
 	req->list_id = sa == XCM_SA_RCR_OP_PARAMS ? 0 : cdb[XCM_RCR_CDB_LIST_ID];
-	/* digest 2: ALLOCATION LENGTH, bytes 10-13 (0: nothing is transferred) */
+	/* SPC-4: ALLOCATION LENGTH, bytes 10-13 (0: nothing is transferred) */
 	req->alloc_len = xcm_get_be32(cdb + XCM_RCR_CDB_ALLOC_LEN);
 	xcm_err_set(err, XCM_OK);
 	return XCM_OK;
@@ -122,7 +124,7 @@ xcm_copy_status_set_bytes(struct xcm_copy_status *st, uint64_t bytes)
 	uint8_t units = XCM_TC_UNITS_BYTES;
 
 	/*
-	 * digest 6.6: units 00h bytes, 01h KiB, ... each 2^10 larger. The count
+	 * SPC-4 TRANSFER COUNT UNITS: 00h bytes, 01h KiB, ... each 2^10 larger. The count
 	 * is rounded down (bytes actually transferred, never more). TiB always
 	 * fits: 2^64 >> 40 = 2^24.
 	 */
@@ -140,7 +142,7 @@ xcm_rcr_encode_op_params(const struct xcm_limits *lim, struct xcm_wbuf *w)
 	size_t ncodes;
 
 	codes = xcm_supported_desc_codes(&ncodes);
-	/* digest 6.3: AVAILABLE DATA = 44 + n - 4 */
+	/* SPC-4 OPERATING PARAMETERS: AVAILABLE DATA = 44 + n - 4 */
 	xcm_wbuf_put32(w, (uint32_t)(XCM_OPP_IMPL + ncodes - XCM_RCR_AVAIL_LEN));
 	xcm_wbuf_put8(w, lim->snlid ? 0x01 : 0x00);          /* 4: SNLID */
 	xcm_wbuf_put(w, NULL, 3);                             /* 5-7 reserved */
@@ -170,7 +172,7 @@ xcm_rcr_encode_copy_status(const struct xcm_copy_status *st, struct xcm_wbuf *w)
 	if (st->hdd) {
 		b4 |= XCM_CST_HDD;
 	}
-	/* digest 6.1: 12 bytes, AVAILABLE DATA 8 */
+	/* SPC-4 COPY STATUS (LID1): 12 bytes, AVAILABLE DATA 8 */
 	xcm_wbuf_put32(w, XCM_CST_LEN - XCM_RCR_AVAIL_LEN);
 	xcm_wbuf_put8(w, b4);                                 /* 4: HDD, status */
 	xcm_wbuf_put16(w, st->segs_processed);                /* 5-6 */
@@ -182,7 +184,7 @@ void
 xcm_rcr_encode_failed_segment(uint8_t scsi_status, const uint8_t *sense, size_t sense_len,
 			      struct xcm_wbuf *w)
 {
-	/* digest 6.4: nothing to report -> AVAILABLE DATA 0, 4 bytes in all (as F) */
+	/* FAILED SEGMENT DETAILS: nothing to report -> AVAILABLE DATA 0, 4 bytes in all (as CTL) */
 	if (sense == NULL || sense_len == 0) {
 		xcm_wbuf_put32(w, 0);
 		return;
@@ -202,7 +204,7 @@ xcm_rcr_encode_failed_segment(uint8_t scsi_status, const uint8_t *sense, size_t 
 void
 xcm_rcr_encode_receive_data(const uint8_t *held, size_t len, struct xcm_wbuf *w)
 {
-	/* digest 6.2: AVAILABLE DATA, then the held data; AVAILABLE DATA is 4 bytes */
+	/* RECEIVE DATA (LID1): AVAILABLE DATA (4 bytes), then the held data */
 	if (held == NULL) {
 		len = 0;
 	}
@@ -221,7 +223,7 @@ xcm_rcr_decode_op_params(struct xcm_span s, struct xcm_op_params *out)
 	size_t present;
 	const uint8_t *p;
 
-	/* digest 6.3: the fixed part is 44 bytes; AVAILABLE DATA must cover it */
+	/* OPERATING PARAMETERS: the fixed part is 44 bytes; AVAILABLE DATA must cover it */
 	if (!xcm_span_sub(s, 0, XCM_OPP_IMPL, &hdr)) {
 		return -EINVAL;
 	}
@@ -266,7 +268,7 @@ xcm_rcr_decode_copy_status(struct xcm_span s, struct xcm_copy_status *out)
 {
 	struct xcm_span d;
 
-	/* digest 6.1: 12 bytes, AVAILABLE DATA at least 8 */
+	/* SPC-4 COPY STATUS (LID1): 12 bytes, AVAILABLE DATA at least 8 */
 	if (!xcm_span_sub(s, 0, XCM_CST_LEN, &d)) {
 		return -EINVAL;
 	}

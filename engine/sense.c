@@ -10,7 +10,8 @@
  * place for forwarded sense: the caller chooses the format (the LU's D_SENSE
  * setting, or descriptor format whenever err->fwd_valid matters to it) and a
  * fixed-format build simply leaves the forwarded sense out.
- * Layouts: ../shared/reference/spc-xcopy-digest.md 9.3; SPC-4 4.5.
+ * Layouts: SPC-4 4.5 (sense data), and for COPY ABORTED the copy-specific use
+ * of COMMAND-SPECIFIC INFORMATION and the sense-key specific segment pointer.
  */
 #include <errno.h>
 #include <string.h>
@@ -81,7 +82,7 @@ enum {
 /*
  * The 3 SENSE KEY SPECIFIC bytes for err, or false when there are none:
  * field pointer form for ILLEGAL REQUEST, segment pointer form for COPY
- * ABORTED (digest 9.3), nothing for other keys or a field past 0xFFFF.
+ * ABORTED (segment pointer), nothing for other keys or a field past 0xFFFF.
  */
 static bool
 build_sks(const struct xcm_err *err, uint8_t key, uint8_t sks[XCM_SKS_LEN])
@@ -123,7 +124,7 @@ build_fixed(const struct xcm_err *err, const struct xcm_status_info *si, uint8_t
 		xcm_put_be32(b + XCM_SNF_INFO, (uint32_t)err->info);
 	}
 	b[XCM_SNF_ADD_LEN] = XCM_SNF_LEN - (XCM_SNF_ADD_LEN + 1);
-	/* digest 9.3: the segment number is a 4-byte value, so it lands in CSI bytes 2-3 */
+	/* COPY ABORTED: CSI holds the segment number as a 4-byte value (bytes 2-3 when < 64Ki) */
 	if (err->csi_valid) {
 		xcm_put_be32(b + XCM_SNF_CSI, err->csi);
 	}
@@ -176,7 +177,7 @@ build_desc(const struct xcm_err *err, const struct xcm_status_info *si, size_t c
 			fl = XCM_FWD_SENSE_MAX;
 			fsdt = true;
 		}
-		/* digest 9.3: cut the forwarded sense to fit, and say so (FSDT) */
+		/* forwarded sense descriptor: cut the forwarded sense to fit, and say so (FSDT) */
 		if (n + XCM_SND_FWD_HDR + fl > cap) {
 			size_t room = cap > n + XCM_SND_FWD_HDR ? cap - n - XCM_SND_FWD_HDR : 0;
 			if (room < fl) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one table mapping a copy-manager status to SCSI status, sense key and
- * ASC/ASCQ (digest 9.1/9.2). Nothing else in the tree chooses sense codes.
+ * ASC/ASCQ (SPC-4 sense keys and ASC/ASCQ assignments). Nothing else in the
+ * tree chooses sense codes.
  */
 #include <string.h>
 

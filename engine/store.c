@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Held results of one LU: what RECEIVE COPY RESULTS (LID1) reports about
- * lists that were run with LIST ID USAGE 00b or 10b (digest 6.8, 10.4).
+ * lists that were run with LIST ID USAGE 00b or 10b (SPC-4 LIST ID USAGE;
+ * RECEIVE COPY RESULTS).
  *
  * A LID1 list identifier is one byte, so a fixed table of 256 records,
  * indexed by the identifier, holds every list the LU can know about. We
@@ -13,7 +14,7 @@
 
 #include "xcm/exec.h"
 
-#define RCR_CDB_LIST_ID 2          /* digest 2: RECEIVE COPY RESULTS byte 2 */
+#define RCR_CDB_LIST_ID 2          /* SPC-4: LIST IDENTIFIER, RCR CDB byte 2 */
 #define RCR_CDB_SA 1
 #define RCR_CDB_SA_MSB 4
 
@@ -104,7 +105,7 @@ xcm_store_expire(struct xcm_store *s, uint64_t max_age_ms)
 	return n;
 }
 
-/* digest 10.4: only 00b (hold) and 10b (discard) keep a status to retrieve. */
+/* SPC-4 LIST ID USAGE: only 00b (hold) and 10b (discard) keep a status to retrieve. */
 static bool
 usage_recorded(uint8_t usage)
 {
@@ -122,7 +123,7 @@ xcm_store_begin(struct xcm_store *s, const struct xcm_list *l, struct xcm_err *e
 	}
 	r = &s->rec[l->list_id];
 	/*
-	 * digest D-3: an identifier still in use -> ILLEGAL REQUEST 00/16
+	 * an identifier still in use -> ILLEGAL REQUEST 00/16 OPERATION IN PROGRESS
 	 * OPERATION IN PROGRESS (clients such as ddpt key off it and retry with
 	 * another id); no sense-key specific data.
 	 */
@@ -130,7 +131,7 @@ xcm_store_begin(struct xcm_store *s, const struct xcm_list *l, struct xcm_err *e
 		xcm_err_set(err, XCM_E_OP_IN_PROGRESS);
 		return err->status;
 	}
-	/* digest 10.4 (F): a completed record with the same id is replaced */
+	/* as in CTL: a completed record with the same id is replaced */
 	memset(r, 0, sizeof(*r));
 	r->state = REC_IN_PROGRESS;
 	r->usage = l->list_id_usage;
@@ -163,7 +164,7 @@ xcm_store_finish(struct xcm_store *s, const struct xcm_list *l, enum xcm_status 
 	}
 }
 
-/* digest 6.1: COPY STATUS of a known record. */
+/* COPY STATUS (LID1) of a known record. */
 static void
 encode_copy_status(const struct rec *r, struct xcm_wbuf *w)
 {
@@ -175,7 +176,7 @@ encode_copy_status(const struct rec *r, struct xcm_wbuf *w)
 	} else {
 		cs.cm_status = r->status == XCM_OK ? XCM_CM_STATUS_GOOD : XCM_CM_STATUS_ERROR;
 	}
-	/* digest 10.4: 00b asked for held data, and we never hold any */
+	/* SPC-4 LIST ID USAGE: 00b asked for held data, and we never hold any */
 	cs.hdd = r->usage == XCM_LIST_ID_HOLD;
 	cs.segs_processed = (uint16_t)(r->segs_processed > UINT16_MAX ? UINT16_MAX :
 				       r->segs_processed);
@@ -191,7 +192,7 @@ xcm_store_rcr(struct xcm_store *s, const struct xcm_limits *lim,
 
 	xcm_err_set(err, XCM_OK);
 	if (req->sa == XCM_SA_RCR_OP_PARAMS) {
-		/* digest 6.3: no list involved */
+		/* OPERATING PARAMETERS: no list involved */
 		xcm_rcr_encode_op_params(lim != NULL ? lim : &xcm_limits_default, w);
 		return XCM_OK;
 	}
@@ -202,7 +203,7 @@ xcm_store_rcr(struct xcm_store *s, const struct xcm_limits *lim,
 		return err->status;
 	}
 	r = &s->rec[req->list_id];
-	/* digest 6.8 (F): unknown list identifier -> INVALID FIELD IN CDB, byte 2 */
+	/* as in CTL: unknown list identifier -> INVALID FIELD IN CDB, byte 2 */
 	if (r->state == REC_FREE) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, RCR_CDB_LIST_ID, -1);
 		return err->status;
@@ -212,12 +213,12 @@ xcm_store_rcr(struct xcm_store *s, const struct xcm_limits *lim,
 		encode_copy_status(r, w);
 		break;
 	case XCM_SA_RCR_RECEIVE_DATA:
-		/* digest 6.2: AVAILABLE DATA 0 - no segment type we run holds data */
+		/* RECEIVE DATA (LID1): AVAILABLE DATA 0 - no segment type we run holds data */
 		xcm_rcr_encode_receive_data(NULL, 0, w);
 		break;
 	default:
 		/*
-		 * digest 6.4: status and sense of the failed EXTENDED COPY;
+		 * FAILED SEGMENT DETAILS (LID1): status and sense of the failed EXTENDED COPY;
 		 * AVAILABLE DATA 0 if it did not fail or is still running. Once a
 		 * completed record is reported it is forgotten (read-once, F).
 		 */

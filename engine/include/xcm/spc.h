@@ -2,7 +2,7 @@
 /*
  * SPC-4 / SBC-4 constants shared by the copy manager (engine, target) and the
  * initiator (host). Names follow the standard; ASC/ASCQ are one 16-bit value
- * (ASC << 8 | ASCQ). Layout facts: ../shared/reference/spc-xcopy-digest.md.
+ * (ASC << 8 | ASCQ).
  */
 #ifndef XCM_SPC_H
 #define XCM_SPC_H

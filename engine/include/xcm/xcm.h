@@ -202,7 +202,7 @@ enum xcm_status xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t
  * the first min(plen, xcm_limits_max_param_len(lim)) are looked at.
  * plen == 0 returns XCM_OK with an empty list (nothing to do).
  * On error, *err has the status and location; *out is unspecified.
- * Order of checks: ../shared/reference/spc-xcopy-digest.md 10.7 (see param.c).
+ * Order of checks: the numbered list at the top of engine/param.c.
  */
 enum xcm_status xcm_list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 			       struct xcm_list *out, struct xcm_err *err);
