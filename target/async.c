@@ -297,7 +297,7 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 	}
 	plen = req.plen;
 	if (st != XCM_OK || plen == 0) {
-		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (digest 10.7 step 2) */
+		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (check 2 of engine/param.c) */
 		goto answer;
 	}
 	/* Flatten the data-out, capped before anything is read or allocated. */
@@ -485,7 +485,7 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
 		job = job_find(lu, false, req->list_id);
 		if (job != NULL) {
-			/* SPC-4 6.18.3 (digest 6.1): a list still running, with its progress */
+			/* SPC-4 6.18.3 COPY STATUS: a list still running, with its progress */
 			memset(&cs, 0, sizeof(cs));
 			cs.cm_status = XCM_CM_STATUS_IN_PROGRESS;
 			cs.hdd = job->list.list_id_usage == XCM_LIST_ID_HOLD;

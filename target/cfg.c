@@ -5,7 +5,8 @@
  * Why '?' and '&': the kernel's control parser ends dev_config at the first
  * ',' (so ',' can never appear), rtslib refuses ':', and tcmu-runner treats a
  * trailing ";tcmur_cmd_time_out=N" as its own; '?' and '&' reach the handler
- * untouched (checked in the lab, tests/lab/tests/210-target-xcopy.sh).
+ * untouched (checked in the lab: tests/lab/tests/220-target-copy.sh and
+ * 230-targetcli.sh create LUs with such cfgstrings).
  */
 #include <errno.h>
 #include <stdarg.h>

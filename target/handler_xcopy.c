@@ -9,7 +9,8 @@
  *   INQUIRY VPD 00h (adds 8Fh to the core's list) and VPD 8Fh, and
  *   REPORT SUPPORTED OPERATION CODES (A3h/0Ch).
  * handle_cmd is called first for every CDB, synchronously on the LU's command
- * thread (A1.6), and dispatches by the command table of cmds.c: rows the
+ * thread (tcmu-runner 1.5.4 tcmur_generic_handle_cmd → handle_try_passthrough,
+ * before the core's own emulation), and dispatches by the command table of cmds.c: rows the
  * core executes return TCMU_STS_NOT_HANDLED, CDBs without a row
  * TCMU_STS_INVALID_CMD.
  */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * CDB field checks that tcmu-runner 1.5.4's core does not make for the
- * block commands it executes through our callouts (A2.1). handle_cmd runs
- * them before it returns TCMU_STS_NOT_HANDLED (A1.6), so a CDB the core
+ * block commands it executes through our callouts (its tcmur_cmd_handler.c
+ * command table). handle_cmd runs them before it returns TCMU_STS_NOT_HANDLED
+ * (the runner's core then executes the CDB), so a CDB the core
  * would silently misexecute ends in ILLEGAL REQUEST, INVALID FIELD IN CDB
  * (24/00) with a field pointer to the offending bit instead.
  *

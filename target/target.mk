@@ -40,7 +40,8 @@ $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN) -ldl -lpthread
 
-# Undefined symbols the plugin may have besides libc's (reference A1.5).
+# Undefined symbols the plugin may have besides libc's: what tcmu-runner 1.5.4
+# and libtcmu.so.2 export (dlopen is RTLD_NOW: anything else fails to load).
 PLUGIN_ALLOWED_SYMS := tcmur_register_handler tcmur_dev_get_private tcmur_dev_set_private \
 	tcmu_dev_get_cfgstring tcmu_dev_get_uio_name tcmu_dev_get_block_size \
 	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_dev_get_opt_unmap_gran \

@@ -3,8 +3,9 @@
  * tcmu-runner 1.5.4 handler ABI, as far as handler_xcopy.so uses it.
  *
  * Debian ships no tcmu-runner headers, so these declarations are written from
- * the documented layouts (shared/reference/tcmu-runner-libiscsi-api.md A1.2 -
- * A1.5, x86_64). The layouts are pinned with _Static_assert: a drift from the
+ * the layouts of struct tcmur_handler, struct tcmulib_cmd and struct
+ * tcmur_cmd in the tcmu-runner v1.5.4 source (x86_64) and the symbols its
+ * binary exports (nm -D). The layouts are pinned with _Static_assert: a drift from the
  * runner's structs would silently corrupt memory, so it must not compile.
  *
  * Symbol origin: tcmur_* come from the tcmu-runner executable, tcmu_* from
@@ -32,7 +33,7 @@ struct tcmu_device;
 /* SENSE_BUFFERSIZE (== kernel TCMU_SENSE_BUFFERSIZE) */
 #define TCMU_SENSE_BUFFERSIZE 96
 
-/* TCMU_STS_*: handler return codes (libtcmu maps them to SCSI status + sense, A1.4) */
+/* TCMU_STS_*: handler return codes (libtcmu's tcmu_sts_to_scsi maps them to SCSI status + sense) */
 enum {
 	TCMU_STS_ASYNC_HANDLED = -2,
 	TCMU_STS_NOT_HANDLED = -1,
@@ -131,20 +132,20 @@ struct tcmur_handler {
 };
 
 #if defined(__x86_64__)
-_Static_assert(sizeof(struct tcmulib_cmd) == 136, "tcmulib_cmd size (A1.3)");
+_Static_assert(sizeof(struct tcmulib_cmd) == 136, "tcmulib_cmd size (1.5.4, x86_64)");
 _Static_assert(offsetof(struct tcmulib_cmd, cdb) == 8, "tcmulib_cmd.cdb");
 _Static_assert(offsetof(struct tcmulib_cmd, iovec) == 16, "tcmulib_cmd.iovec");
 _Static_assert(offsetof(struct tcmulib_cmd, iov_cnt) == 24, "tcmulib_cmd.iov_cnt");
 _Static_assert(offsetof(struct tcmulib_cmd, sense_buf) == 32, "tcmulib_cmd.sense_buf");
 _Static_assert(offsetof(struct tcmulib_cmd, hm_private) == 128, "tcmulib_cmd.hm_private");
-_Static_assert(sizeof(struct tcmur_cmd) == 96, "tcmur_cmd size (A1.3)");
+_Static_assert(sizeof(struct tcmur_cmd) == 96, "tcmur_cmd size (1.5.4, x86_64)");
 _Static_assert(offsetof(struct tcmur_cmd, cmds_list_entry) == 48, "tcmur_cmd.list");
 _Static_assert(offsetof(struct tcmur_cmd, start_time) == 64, "tcmur_cmd.start_time");
 _Static_assert(offsetof(struct tcmur_cmd, timed_out) == 80, "tcmur_cmd.timed_out");
 _Static_assert(offsetof(struct tcmur_cmd, done) == 88, "tcmur_cmd.done");
 _Static_assert(sizeof(struct tcmulib_cfg_info) == 16, "tcmulib_cfg_info size");
 _Static_assert(offsetof(struct tcmulib_cfg_info, data) == 8, "tcmulib_cfg_info.data");
-_Static_assert(sizeof(struct tcmur_handler) == 200, "tcmur_handler size (A1.2)");
+_Static_assert(sizeof(struct tcmur_handler) == 200, "tcmur_handler size (1.5.4, x86_64)");
 _Static_assert(offsetof(struct tcmur_handler, check_config) == 32, "check_config");
 _Static_assert(offsetof(struct tcmur_handler, reconfig) == 40, "reconfig");
 _Static_assert(offsetof(struct tcmur_handler, open) == 48, "open");

@@ -3,7 +3,7 @@
  * libFuzzer target for the EXTENDED COPY (LID1) decoder.
  *
  * Input: a 16-byte CDB followed by the parameter list (the format of the
- * libiscsi captures in ../shared/vectors). Runs the CDB check, then the
+ * libiscsi captures in tests/vectors). Runs the CDB check, then the
  * parser with the CDB's PARAMETER LIST LENGTH over the rest. A list that
  * parses is re-encoded and re-parsed; the two decodes must agree field for
  * field and the re-encoding must be stable, else abort().

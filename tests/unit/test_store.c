@@ -33,7 +33,7 @@ rcr(struct xcm_store *s, uint8_t sa, uint8_t id, uint8_t *buf, size_t cap, size_
 	return st;
 }
 
-/* COPY STATUS decoded by hand (digest 6.1), independently of the codec. */
+/* COPY STATUS decoded by hand (SPC-4 COPY STATUS, LID1), independently of the codec. */
 struct cs {
 	uint32_t avail;
 	bool hdd;
@@ -275,7 +275,7 @@ store_failed_segment_read_once(void)
 	CU_ASSERT_EQUAL(xcm_store_begin(s, list_of(200, XCM_LIST_ID_DISCARD), &err), XCM_OK);
 	xcm_store_finish(s, &g_sl, XCM_E_CA_DEVICE_FAILURE, &res, sense, sizeof(sense));
 	CU_ASSERT_EQUAL(rcr(s, XCM_SA_RCR_FAILED_SEGMENT, 200, b, sizeof(b), &full, &err), XCM_OK);
-	/* digest 6.4: AVAILABLE DATA, 52 reserved, status, reserved, length, sense */
+	/* SPC-4 FAILED SEGMENT DETAILS: AVAILABLE DATA, 52 reserved, status, reserved, length, sense */
 	CU_ASSERT_EQUAL(full, 60 + sizeof(sense));
 	CU_ASSERT_EQUAL(xcm_get_be32(b), 56 + sizeof(sense));
 	CU_ASSERT_EQUAL(b[56], XCM_SAM_CHECK_CONDITION);
