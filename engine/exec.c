@@ -4,8 +4,8 @@
  *
  * Phase A resolves every CSCD a segment names and checks block sizes, byte
  * counts, limits and ranges for every segment, so that nothing moves when
- * the list cannot complete for a reason known up front (digest 10.7 step 8).
- * Phase B copies the segments in order (digest 10.6) and reports the first
+ * the list cannot complete for a reason known up front (check 8 of engine/param.c).
+ * Phase B copies the segments in order (SPC-4 copy processing) and reports the first
  * failing sub-I/O as COPY ABORTED 0D/01 with its sense forwarded. Each
  * segment moves in chunks of at most opts->chunk_len bytes, and a command
  * with a deadline stops between chunks before it (COPY ABORTED 2E/02).
@@ -17,7 +17,7 @@
 
 #include "xcm/exec.h"
 
-/* Segment pointer targets (SD=1, relative to the segment descriptor; digest 5.3/5.4) */
+/* Segment pointer targets (SD=1, relative to the segment descriptor: 02h, 0Ah) */
 enum {
 	SEG_F_SRC_ID = 4,
 	SEG_F_DST_ID = 6,
@@ -94,16 +94,16 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 		return err->status;
 	}
 	if (c == &x->l->self) {
-		/* digest 4.6: FFFFh is the LU that received the command; no lookup */
+		/* CSCD ID FFFFh is the LU that received the command; no lookup */
 		lu = x->self;
 	} else {
-		/* digest 4.3: NUL bit - the CSCD designates no LU; nothing to reach */
+		/* E4h NUL bit - the CSCD designates no LU; nothing to reach */
 		if (c->nul) {
 			xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, i, field);
 			return err->status;
 		}
 		/*
-		 * digest 9.1: the CSCD names a device that is not a block device,
+		 * SPC-4: the CSCD names a device that is not a block device,
 		 * but 02h/0Ah segments move blocks: INCORRECT COPY TARGET DEVICE TYPE.
 		 */
 		if (c->pdt != XCM_PDT_BLOCK) {
@@ -116,9 +116,9 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 		}
 		if (rc != 0) {
 			/*
-			 * digest 10.7 step 8 (F): unresolvable -> 08/04 UNREACHABLE
+			 * check 8 (as CTL): unresolvable -> 08/04 UNREACHABLE
 			 * COPY TARGET; an LU the access rule hides, or any other
-			 * failure, -> 0D/02 COPY TARGET DEVICE NOT REACHABLE (L, T).
+			 * failure, -> 0D/02 COPY TARGET DEVICE NOT REACHABLE (as LIO, tcmu-runner).
 			 */
 			xcm_err_set_segment(err, rc == -ENOENT ? XCM_E_CA_UNREACHABLE :
 					    XCM_E_CA_NOT_REACHABLE, i, field);
@@ -131,8 +131,8 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 	r->bs = x->ops->block_size(x->ctx, lu);
 	r->nblocks = x->ops->num_blocks(x->ctx, lu);
 	/*
-	 * digest 4.4 / 10.1: DISK BLOCK LENGTH 0 means "the LU's own"; any other
-	 * value must be the LU's (T: 0D/03). A zero LU block size cannot carry
+	 * E4h bytes 29-31: DISK BLOCK LENGTH 0 means "the LU's own"; any other
+	 * value must be the LU's (tcmu-runner: 0D/03). A zero LU block size cannot carry
 	 * a block segment at all.
 	 */
 	if (r->bs == 0 || (c->block_len != 0 && c->block_len != r->bs)) {
@@ -193,12 +193,12 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 	switch (s->type) {
 	case XCM_SEG_B2B:
 		count_field = SEG_F_B2B_COUNT;
-		/* digest 10.1: DC=1 counts destination blocks, DC=0 source blocks */
+		/* SPC-4 DC bit: DC=1 counts destination blocks, DC=0 source blocks */
 		p->bytes = (uint64_t)s->count * (s->dc ? p->dst->bs : p->src->bs);
 		/*
-		 * digest 10.2: with equal block sizes a block->block segment is
+		 * SPC-4 CAT/PAD: with equal block sizes a block->block segment is
 		 * always exact. Otherwise the byte count must be a whole number of
-		 * both block sizes (as F). The CAT/PAD residual rules of the table
+		 * both block sizes (as CTL). The CAT/PAD residual rules of the table
 		 * are not implemented: an inexact segment is reported 26/0A
 		 * whatever CAT and PAD say.
 		 */
@@ -209,7 +209,7 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 		}
 		break;
 	case XCM_SEG_B2B_OFF:
-		/* digest 5.4: NUMBER OF BYTES, byte offsets into the first blocks */
+		/* 0Ah: NUMBER OF BYTES, byte offsets into the first blocks */
 		count_field = SEG_F_OFF_COUNT;
 		p->bytes = s->count;
 		soff = s->src_off;
@@ -221,7 +221,7 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 		return err->status;
 	}
 	/*
-	 * digest 6.3: MAXIMUM SEGMENT LENGTH (0: no limit) is a limit of the
+	 * OPERATING PARAMETERS MAXIMUM SEGMENT LENGTH (0: no limit) is a limit of the
 	 * parameter list, so exceeding it is ILLEGAL REQUEST, nothing moved,
 	 * with the field pointer at the count field in the parameter list.
 	 */
@@ -230,14 +230,14 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 				  -1);
 		return err->status;
 	}
-	/* digest 10.3: DATA SEGMENT GRANULARITY (log2 bytes) as reported by RCR 03h */
+	/* DATA SEGMENT GRANULARITY (log2 bytes) as reported by RCR 03h */
 	if (x->lim->data_seg_gran != 0 && x->lim->data_seg_gran < 64 &&
 	    (p->bytes & ((UINT64_C(1) << x->lim->data_seg_gran) - 1)) != 0) {
 		xcm_err_set_segment(err, XCM_E_CA_GRANULARITY, i, (int)count_field);
 		return err->status;
 	}
 	/*
-	 * digest D-6: a range past the end of the LU is COPY ABORTED (what the
+	 * a range past the end of the LU is COPY ABORTED (what the
 	 * libiscsi ValidSegDescr test expects), 0D/02, pointing at the LBA field.
 	 */
 	if (!range_fits(p->src, s->src_lba, soff, p->bytes, &p->src_off)) {
@@ -249,7 +249,7 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 		return err->status;
 	}
 	/*
-	 * digest 10.5: FCO asks for a copy only if it beats READ + WRITE. Every
+	 * SPC-4 FCO bit: asks for a copy only if it beats READ + WRITE. Every
 	 * backend behind this seam is an offload (in-kernel copy_file_range or
 	 * better), so FCO=1 is accepted and never yields 26/16.
 	 */
@@ -290,7 +290,7 @@ set_io_error(struct xcm_err *err, uint32_t i, int rc, const struct xcm_io_err *i
 
 	xcm_err_set_segment(err, XCM_E_CA_DEVICE_FAILURE, i, field);
 	err->fwd_valid = true;
-	/* digest D-2: SENSE DATA SOURCE 1 = source, 2 = destination (SPC-4) */
+	/* SPC-4 forwarded sense: SENSE DATA SOURCE 1 = source, 2 = destination */
 	err->fwd_source = ioerr->at_dst ? 2 : 1;
 	err->fwd_status = ioerr->status != XCM_SAM_GOOD ? ioerr->status : XCM_SAM_CHECK_CONDITION;
 	if (ioerr->sense_len > 0) {
@@ -446,7 +446,7 @@ xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
 	}
 
 	/*
-	 * Phase B: segments in order (digest 10.6). Planning again is cheap and
+	 * Phase B: segments in order. Planning again is cheap and
 	 * cannot fail now (every CSCD is cached), and saves a per-list plan array.
 	 */
 	for (i = 0; i < l->nseg; i++) {
