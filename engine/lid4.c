@@ -4,7 +4,7 @@
  * COPY LID1/LID4, COPY OPERATION ABORT), RECEIVE COPY STATUS (LID4): CDB check,
  * response encoder and decoder, and the CDB builders of the initiator side.
  * Layouts: SPC-4 6.3 (COPY OPERATION ABORT), 6.4 (EXTENDED COPY LID4), 6.19
- * (RECEIVE COPY STATUS LID4); digest sections 2 and 6.5.
+ * (RECEIVE COPY STATUS LID4); SPC-4 layouts.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,7 +20,7 @@ enum {
 	CDB_ABORT_RESERVED_END = 15,   /* COPY OPERATION ABORT: bytes 6-14 reserved */
 };
 
-/* RECEIVE COPY STATUS (LID4) response header (digest 6.5) */
+/* RECEIVE COPY STATUS (LID4) response header (SPC-4) */
 enum {
 	RCS4_SA = 4,                   /* 4:0 RESPONSE TO SERVICE ACTION */
 	RCS4_STATUS = 5,               /* 6:0 COPY OPERATION STATUS */
@@ -68,7 +68,7 @@ xcm_tpc_out_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_tpc_out_req
 	switch (req->sa) {
 	case XCM_SA_XCOPY_LID1:
 	case XCM_SA_XCOPY_LID4:
-		/* digest 2: PARAMETER LIST LENGTH, bytes 10-13 (0 is not an error) */
+		/* SPC-4: PARAMETER LIST LENGTH, bytes 10-13 (0 is not an error) */
 		req->plen = xcm_get_be32(cdb + XCM_CDB_LEN32);
 		break;
 	case XCM_SA_COPY_OP_ABORT:

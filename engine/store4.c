@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Held status of LID4 lists for RECEIVE COPY STATUS (LID4) (SPC-4 6.19,
- * digest 6.5, 10.4): a LIST IDENTIFIER is 4 bytes, so a fixed table of
+ * Held status of LID4 lists for RECEIVE COPY STATUS (LID4) (SPC-4 6.19;
+ * LIST ID USAGE): a LIST IDENTIFIER is 4 bytes, so a fixed table of
  * XCM_STORE4_MAX records is searched by identifier; when it is full the
  * oldest completed record makes room. Lists with LIST ID USAGE 11b keep
  * nothing. No data is ever held.
@@ -124,7 +124,7 @@ xcm_store4_finish(struct xcm_store4 *s, const struct xcm_list *l, enum xcm_statu
 	} else {
 		r->st.op_status = st == XCM_OK ? XCM_RCS4_DONE : XCM_RCS4_DONE_ERRORS;
 	}
-	/* digest 6.5: FFFF_FFFEh once the operation has completed */
+	/* SPC-4 ESTIMATED STATUS UPDATE DELAY: FFFF_FFFEh once the operation has completed */
 	r->st.est_delay_ms = UINT32_MAX - 1;
 	r->st.cmd_status = xcm_status_info(st)->scsi_status;
 	if (res != NULL) {

@@ -3,14 +3,14 @@
  * Third-party Copy VPD page (8Fh): encoder (copy manager) and decoder
  * (initiator). Every value reported comes from struct xcm_limits and the
  * supported-code tables of limits.c, the same ones the parser enforces.
- * Layout: ../shared/reference/spc-xcopy-digest.md 7.3.
+ * Layout: SPC-4 Third-party Copy VPD page (8Fh) and its descriptors.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "xcm/xcm.h"
 
-/* Page header and descriptor header (digest 7.3) */
+/* Page header and third-party copy descriptor header */
 enum {
 	XCM_TPC_PAGE_PDT = 0,
 	XCM_TPC_PAGE_CODE = 1,
@@ -22,7 +22,8 @@ enum {
 	XCM_TPC_PAD = 4,               /* variable descriptors padded to a multiple of 4 */
 };
 
-/* 0004h Parameter Data, 32 bytes (digest 7.3, D-4: inline length at byte 16) */
+/* 0004h Parameter Data, 32 bytes; MAXIMUM INLINE DATA LENGTH at byte 16 (sg3_utils' decoder
+ * reads 17, CTL and ddpt write 16) */
 enum {
 	XCM_TPC_PD_MAX_CSCD = 8,       /* 2 bytes */
 	XCM_TPC_PD_MAX_SEG = 10,       /* 2 bytes */
@@ -107,7 +108,7 @@ xcm_vpd_tpc_encode(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wb
 	xcm_wbuf_put16(w, lim->max_cscd);                                /* 8-9 */
 	xcm_wbuf_put16(w, lim->max_seg);                                 /* 10-11 */
 	xcm_wbuf_put32(w, lim->max_desc_list_len);                       /* 12-15 */
-	xcm_wbuf_put32(w, lim->max_inline_len);                          /* 16-19 (D-4) */
+	xcm_wbuf_put32(w, lim->max_inline_len);                          /* 16-19 */
 	xcm_wbuf_put(w, NULL, XCM_TPC_PD_LEN - (XCM_TPC_PD_MAX_INLINE + 4)); /* 20-31 */
 	tpc_end(w, d);
 
@@ -269,7 +270,7 @@ xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out)
 	if (!xcm_span_sub(page, XCM_TPC_PAGE_HDR, xcm_get_be16(hdr.p + XCM_TPC_PAGE_LEN), &body)) {
 		return -EINVAL;
 	}
-	/* digest 7.3: walk by 4 + DESCRIPTOR LENGTH; one bounds check per descriptor */
+	/* walk by 4 + DESCRIPTOR LENGTH; one bounds check per descriptor */
 	while (off < body.len && rc == 0) {
 		if (!xcm_span_sub(body, off, XCM_TPC_DESC_HDR, &dh) ||
 		    !xcm_span_sub(body, off,

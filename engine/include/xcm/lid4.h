@@ -56,7 +56,7 @@ struct xcm_rcs4_req {
 enum xcm_status xcm_rcs4_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcs4_req *req,
 				   struct xcm_err *err);
 
-/* RECEIVE COPY STATUS (LID4) response (SPC-4 6.19.3, digest 6.5). */
+/* RECEIVE COPY STATUS (LID4) response (SPC-4 6.19.3). */
 struct xcm_rcs4 {
 	uint8_t sa;              /* RESPONSE TO SERVICE ACTION (01h: EXTENDED COPY LID4) */
 	uint8_t op_status;       /* XCM_RCS4_* */
