@@ -31,7 +31,7 @@
 
 int handler_init(void);
 
-/* VPD pages tcmu-runner's core serves (A2.1) plus ours, ascending. */
+/* VPD pages tcmu-runner 1.5.4's core serves (its VPD 00h list) plus ours, ascending. */
 static const uint8_t g_vpd_pages[] = { 0x00, 0x80, 0x83, XCM_VPD_TPC, 0xB0, 0xB1, 0xB2 };
 
 /* ------------------------------------------------------------------------ */
@@ -136,7 +136,7 @@ do_rsoc(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	return TCMU_STS_OK;
 }
 
-/* Data-in commands tcmu-runner's core answers (A2.1). */
+/* Data-in commands tcmu-runner 1.5.4's core answers (its command table). */
 static bool
 core_data_in(uint8_t op)
 {

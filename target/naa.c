@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The LU's NAA designator as tcmu-runner's core (VPD 0x83, A2.1) and LIO
+ * The LU's NAA designator as tcmu-runner's core (VPD 0x83 as libtcmu 1.5.4 builds it) and LIO
  * (spc_gen_naa_6h_vendor_specific, default company id) derive it from the
  * unit serial, so a CSCD copied from our own VPD 0x83 page matches.
  */

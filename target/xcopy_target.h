@@ -80,7 +80,7 @@ int xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t wh
 /* Designators as tcmu-runner's core / LIO derive them (naa.c)               */
 /* ------------------------------------------------------------------------ */
 
-/* NAA 6, IEEE company 00-14-05, serial hex digits packed (A2.1). */
+/* NAA 6, IEEE company 00-14-05, serial hex digits packed (as tcmu-runner 1.5.4 and LIO). */
 void xt_naa_from_serial(const char *serial, uint8_t naa[16]);
 
 /* ------------------------------------------------------------------------ */
