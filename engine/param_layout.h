@@ -14,7 +14,7 @@
 enum {
 	XCM_CDB_OPCODE = 0,
 	XCM_CDB_SA = 1,                /* bits 4:0 */
-	XCM_CDB_LIST_ID = 2,           /* RECEIVE COPY RESULTS LID1 only */
+	XCM_CDB_LIST_ID = 2,           /* RECEIVE COPY RESULTS LID1 only; reserved for SA 03h */
 	XCM_CDB_LEN32 = 10,            /* PARAMETER LIST / ALLOCATION LENGTH, 4 bytes */
 	XCM_CDB_SA_MASK = 0x1F,
 	XCM_CDB_SA_MSB = 4,            /* bit pointer of the SERVICE ACTION field */

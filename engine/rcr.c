@@ -15,17 +15,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "param_layout.h"
 #include "xcm/xcm.h"
-
-/* RECEIVE COPY RESULTS CDB, LID1 frame (SPC-4) */
-enum {
-	XCM_RCR_CDB_OPCODE = 0,
-	XCM_RCR_CDB_SA = 1,            /* bits 4:0 */
-	XCM_RCR_CDB_LIST_ID = 2,       /* reserved for SA 03h */
-	XCM_RCR_CDB_ALLOC_LEN = 10,    /* 4 bytes */
-	XCM_RCR_CDB_SA_MASK = 0x1F,
-	XCM_RCR_CDB_SA_MSB = 4,
-};
 
 /* OPERATING PARAMETERS response (SPC-4) */
 enum {
@@ -85,12 +76,12 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 		return err->status;
 	}
 	/* SPC-4: opcode 84h (THIRD-PARTY COPY IN) */
-	if (cdb[XCM_RCR_CDB_OPCODE] != XCM_OP_RCR) {
+	if (cdb[XCM_CDB_OPCODE] != XCM_OP_RCR) {
 		xcm_err_set(err, XCM_E_INVALID_OPCODE);
 		return err->status;
 	}
 	/* only the service actions we claim (limits.c); others: INVALID FIELD IN CDB */
-	sa = cdb[XCM_RCR_CDB_SA] & XCM_RCR_CDB_SA_MASK;
+	sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	sas = xcm_supported_rcr_sas(&nsas);
 	for (i = 0; i < nsas; i++) {
 		if (sas[i] == sa) {
@@ -102,8 +93,8 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 		supported = false;
 	}
 	if (!supported) {
-		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_RCR_CDB_SA,
-				  XCM_RCR_CDB_SA_MSB);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA,
+				  XCM_CDB_SA_MSB);
 		return err->status;
 	}
 	req->sa = sa;
@@ -111,9 +102,9 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 	 * SPC-4: for OPERATING PARAMETERS, CDB byte 2 is reserved. sg3_utils
 	 * and libiscsi put a list id there, so any value is accepted and ignored.
 	 */
-	req->list_id = sa == XCM_SA_RCR_OP_PARAMS ? 0 : cdb[XCM_RCR_CDB_LIST_ID];
+	req->list_id = sa == XCM_SA_RCR_OP_PARAMS ? 0 : cdb[XCM_CDB_LIST_ID];
 	/* SPC-4: ALLOCATION LENGTH, bytes 10-13 (0: nothing is transferred) */
-	req->alloc_len = xcm_get_be32(cdb + XCM_RCR_CDB_ALLOC_LEN);
+	req->alloc_len = xcm_get_be32(cdb + XCM_CDB_LEN32);
 	xcm_err_set(err, XCM_OK);
 	return XCM_OK;
 }

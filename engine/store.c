@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "param_layout.h"
 #include "xcm/exec.h"
-
-#define RCR_CDB_LIST_ID 2          /* SPC-4: LIST IDENTIFIER, RCR CDB byte 2 */
-#define RCR_CDB_SA 1
-#define RCR_CDB_SA_MSB 4
 
 enum rec_state {
 	REC_FREE = 0,
@@ -199,13 +196,13 @@ xcm_store_rcr(struct xcm_store *s, const struct xcm_limits *lim,
 	if (req->sa != XCM_SA_RCR_COPY_STATUS && req->sa != XCM_SA_RCR_RECEIVE_DATA &&
 	    req->sa != XCM_SA_RCR_FAILED_SEGMENT) {
 		/* xcm_rcr_cdb_check() already refuses these: SERVICE ACTION, byte 1 */
-		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, RCR_CDB_SA, RCR_CDB_SA_MSB);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
 		return err->status;
 	}
 	r = &s->rec[req->list_id];
 	/* as in CTL: unknown list identifier -> INVALID FIELD IN CDB, byte 2 */
 	if (r->state == REC_FREE) {
-		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, RCR_CDB_LIST_ID, -1);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_LIST_ID, -1);
 		return err->status;
 	}
 	switch (req->sa) {
