@@ -27,13 +27,6 @@ enum {
 	SEG_F_DST_LBA = 20,
 };
 
-/* Fixed-format sense synthesised for a failed sub-I/O that brought none (SPC-4 4.5.3) */
-enum {
-	FIXED_SENSE_LEN = 18,
-	FIXED_CURRENT = 0x70,
-	FIXED_ADD_LEN = FIXED_SENSE_LEN - 8,
-};
-
 /* One resolved CSCD: each CSCD of the list is resolved at most once. */
 struct res_lu {
 	const struct xcm_cscd *cscd;
@@ -256,7 +249,7 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 	return XCM_OK;
 }
 
-/* Fixed sense for a failed sub-I/O whose backend supplied none. */
+/* Fixed sense (SPC-4 4.5.3) for a failed sub-I/O whose backend supplied none. */
 static uint8_t
 synth_sense(const struct xcm_io_err *ioerr, int rc, uint8_t *buf)
 {
@@ -272,13 +265,7 @@ synth_sense(const struct xcm_io_err *ioerr, int rc, uint8_t *buf)
 			asc = XCM_ASC_WRITE_ERROR;
 		}
 	}
-	memset(buf, 0, FIXED_SENSE_LEN);
-	buf[0] = FIXED_CURRENT;
-	buf[2] = key;
-	buf[7] = FIXED_ADD_LEN;
-	buf[12] = (uint8_t)(asc >> 8);
-	buf[13] = (uint8_t)asc;
-	return FIXED_SENSE_LEN;
+	return (uint8_t)xcm_sense_build_plain(key, asc, buf, XCM_FWD_SENSE_MAX);
 }
 
 /* COPY ABORTED 0D/01 for segment i with the sub-I/O's status and sense forwarded. */

@@ -111,25 +111,45 @@ build_sks(const struct xcm_err *err, uint8_t key, uint8_t sks[XCM_SKS_LEN])
 	return true;
 }
 
+/* The 18 bytes of a current fixed-format sense with only key and ASC/ASCQ set. */
+static void
+put_fixed(uint8_t key, uint16_t asc_ascq, uint8_t *b)
+{
+	memset(b, 0, XCM_SNF_LEN);
+	b[0] = XCM_SNS_FIXED;
+	b[XCM_SNF_KEY] = key & XCM_SNS_KEY_MASK;
+	b[XCM_SNF_ADD_LEN] = XCM_SNF_LEN - (XCM_SNF_ADD_LEN + 1);
+	b[XCM_SNF_ASC] = (uint8_t)(asc_ascq >> 8);
+	b[XCM_SNF_ASCQ] = (uint8_t)asc_ascq;
+}
+
+size_t
+xcm_sense_build_plain(uint8_t key, uint16_t asc_ascq, uint8_t *buf, size_t cap)
+{
+	uint8_t b[XCM_SNF_LEN];
+	size_t n = cap < XCM_SNF_LEN ? cap : XCM_SNF_LEN;
+
+	put_fixed(key, asc_ascq, b);
+	if (n > 0) {
+		memcpy(buf, b, n);
+	}
+	return n;
+}
+
 /* Fixed format 70h, always 18 bytes (ADDITIONAL SENSE LENGTH 10). */
 static size_t
 build_fixed(const struct xcm_err *err, const struct xcm_status_info *si, uint8_t *b)
 {
-	memset(b, 0, XCM_SNF_LEN);
-	b[0] = XCM_SNS_FIXED;
-	b[XCM_SNF_KEY] = si->key & XCM_SNS_KEY_MASK;
+	put_fixed(si->key, si->asc_ascq, b);
 	/* INFORMATION is 4 bytes here; a larger value leaves VALID clear */
 	if (err->info_valid && err->info <= UINT32_MAX) {
 		b[0] |= XCM_SNS_VALID;
 		xcm_put_be32(b + XCM_SNF_INFO, (uint32_t)err->info);
 	}
-	b[XCM_SNF_ADD_LEN] = XCM_SNF_LEN - (XCM_SNF_ADD_LEN + 1);
 	/* COPY ABORTED: CSI holds the segment number as a 4-byte value (bytes 2-3 when < 64Ki) */
 	if (err->csi_valid) {
 		xcm_put_be32(b + XCM_SNF_CSI, err->csi);
 	}
-	b[XCM_SNF_ASC] = (uint8_t)(si->asc_ascq >> 8);
-	b[XCM_SNF_ASCQ] = (uint8_t)si->asc_ascq;
 	(void)build_sks(err, si->key, b + XCM_SNF_SKS);
 	return XCM_SNF_LEN;
 }

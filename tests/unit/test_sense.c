@@ -739,6 +739,28 @@ sense_failed_segment_carries_sense(void)
 	CU_ASSERT_EQUAL(sg_get_sense_key(r + 60, (int)n), XCM_SK_COPY_ABORTED);
 }
 
+static void
+sense_plain_fixed_bytes(void)
+{
+	static const uint8_t want[18] = { 0x70, 0, 0x03, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x11, 0x00 };
+	uint8_t b[32];
+	size_t n;
+
+	/* MEDIUM ERROR, UNRECOVERED READ ERROR: every other byte zero */
+	memset(b, 0xEE, sizeof(b));
+	n = xcm_sense_build_plain(XCM_SK_MEDIUM_ERROR, XCM_ASC_UNRECOVERED_READ_ERROR, b, sizeof(b));
+	CU_ASSERT_EQUAL(n, 18);
+	CU_ASSERT_EQUAL(memcmp(b, want, sizeof(want)), 0);
+	CU_ASSERT_EQUAL(b[18], 0xEE);
+	CU_ASSERT_EQUAL(sg_get_sense_key(b, (int)n), XCM_SK_MEDIUM_ERROR);
+	/* cut at cap like an allocation length, nothing written past it */
+	memset(b, 0xEE, sizeof(b));
+	CU_ASSERT_EQUAL(xcm_sense_build_plain(XCM_SK_DATA_PROTECT, XCM_ASC_NO_SPACE, b, 8), 8);
+	CU_ASSERT_EQUAL(b[2], XCM_SK_DATA_PROTECT);
+	CU_ASSERT_EQUAL(b[8], 0xEE);
+	CU_ASSERT_EQUAL(xcm_sense_build_plain(XCM_SK_MEDIUM_ERROR, 0, b, 0), 0);
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "sgutils_all_statuses_fixed", sense_sgutils_all_statuses_fixed },
 	{ "sgutils_all_statuses_desc", sense_sgutils_all_statuses_desc },
@@ -761,6 +783,7 @@ static CU_TestInfo g_tests[] = {
 	{ "parse_desc_bounds_and_unknown", sense_parse_desc_bounds_and_unknown },
 	{ "parse_deferred", sense_parse_deferred },
 	{ "failed_segment_carries_sense", sense_failed_segment_carries_sense },
+	{ "plain_fixed_bytes", sense_plain_fixed_bytes },
 	CU_TEST_INFO_NULL,
 };
 UT_SUITE(sense, g_tests)

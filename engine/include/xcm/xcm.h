@@ -328,6 +328,12 @@ int xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out);
  */
 size_t xcm_sense_build(const struct xcm_err *err, bool desc, uint8_t *buf, size_t cap);
 
+/*
+ * Current fixed-format (70h) sense carrying only key and ASC/ASCQ, cut at
+ * cap; returns the bytes written (18 when cap allows).
+ */
+size_t xcm_sense_build_plain(uint8_t key, uint16_t asc_ascq, uint8_t *buf, size_t cap);
+
 /* Decoded sense (fixed or descriptor format). */
 struct xcm_sense {
 	bool desc;             /* descriptor format */
