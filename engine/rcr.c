@@ -88,8 +88,11 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 			supported = true;
 		}
 	}
-	/* RECEIVE COPY STATUS (LID4) has a 4-byte list id: xcm_rcs4_cdb_check (xcm/lid4.h) */
-	if (sa == 0x05) {
+	/*
+	 * RECEIVE COPY STATUS (LID4), RRTI and REPORT ALL ROD TOKENS have other
+	 * CDB layouts: xcm_rcs4_cdb_check (xcm/lid4.h), xcm_tok_in_cdb_check (xcm/token.h)
+	 */
+	if (sa == 0x05 || sa == 0x07 || sa == 0x08) {
 		supported = false;
 	}
 	if (!supported) {

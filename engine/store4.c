@@ -98,7 +98,7 @@ xcm_store4_begin(struct xcm_store4 *s, const struct xcm_list *l, struct xcm_err 
 	r->state = R4_IN_PROGRESS;
 	r->id = l->list_id4;
 	r->seq = ++s->seq;
-	r->st.sa = XCM_SA_XCOPY_LID4;
+	r->st.sa = l->tpc_sa != 0 ? l->tpc_sa : XCM_SA_XCOPY_LID4;
 	r->st.op_status = XCM_RCS4_IN_PROGRESS;
 	r->st.est_delay_ms = UINT32_MAX;   /* cannot estimate */
 	return XCM_OK;

@@ -45,6 +45,16 @@ enum xcm_status {
 	XCM_E_OP_IN_PROGRESS,          /* 05 00/16: list identifier already in use */
 	XCM_E_LBA_OUT_OF_RANGE,        /* 05 21/00 */
 	XCM_E_INSUFFICIENT_RESOURCES,  /* 05 55/03 */
+	XCM_E_TOKEN_OP,                /* 05 23/00: invalid token operation, cause not reportable */
+	XCM_E_TOKEN_UNSUPPORTED,       /* 05 23/01: unsupported token type */
+	XCM_E_TOKEN_UNKNOWN,           /* 05 23/04 */
+	XCM_E_TOKEN_CORRUPT,           /* 05 23/05 */
+	XCM_E_TOKEN_EXPIRED,           /* 05 23/07 */
+	XCM_E_TOKEN_CANCELLED,         /* 05 23/08 */
+	XCM_E_TOKEN_DELETED,           /* 05 23/09 */
+	XCM_E_TOKEN_LENGTH,            /* 05 23/0A: invalid token length */
+	XCM_E_NO_ROD_RESOURCES,        /* 05 55/0C: insufficient resources to create ROD */
+	XCM_E_NO_TOKEN_RESOURCES,      /* 05 55/0D: ... to create ROD token */
 	/* COPY ABORTED: found while processing segments */
 	XCM_E_CA_ABORTED,              /* 0A 00/00: stopped between chunks by COPY OPERATION ABORT */
 	XCM_E_CA_UNREACHABLE,          /* 0A 08/04: CSCD cannot be resolved */
@@ -178,6 +188,7 @@ struct xcm_list {
 	uint8_t list_id;       /* LID1 */
 	bool lid4;             /* parsed from a LID4 (EXTENDED COPY SA 01h) list */
 	uint32_t list_id4;     /* LID4 LIST IDENTIFIER */
+	uint8_t tpc_sa;        /* 83h service action kept in the LID4 store (0: 01h; 10h PT, 11h WUT) */
 	uint8_t list_id_usage; /* XCM_LIST_ID_* */
 	uint8_t priority;
 	bool str;
