@@ -193,13 +193,10 @@ xt_fault_poll(const struct xcm_lu *lu)
 	struct xt_fault_spec spec;
 	struct fault_slot *s;
 	char path[PATH_MAX], text[64], why[160];
-	const char *dir = getenv("XCOPY_STATS_DIR");
+	const char *dir = xt_stats_dir();
 	ssize_t n;
 	int fd, len;
 
-	if (dir == NULL || dir[0] == '\0') {
-		dir = "/run/xcopy";
-	}
 	len = snprintf(path, sizeof(path), "%s/%s.fault", dir, lu->name);
 	if (len <= 0 || len >= (int)sizeof(path)) {
 		return;

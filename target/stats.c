@@ -15,8 +15,8 @@
 
 #include "xcopy_target.h"
 
-static const char *
-stats_dir(void)
+const char *
+xt_stats_dir(void)
 {
 	const char *d = getenv("XCOPY_STATS_DIR");
 
@@ -26,7 +26,7 @@ stats_dir(void)
 static bool
 stats_path(const struct xcm_lu *lu, char *out, const char *suffix)
 {
-	int n = snprintf(out, PATH_MAX, "%s/%s.stats%s", stats_dir(), lu->name, suffix);
+	int n = snprintf(out, PATH_MAX, "%s/%s.stats%s", xt_stats_dir(), lu->name, suffix);
 
 	return n > 0 && n < PATH_MAX;
 }
@@ -57,7 +57,7 @@ stats_write_locked(struct xcm_lu *lu)
 	if (!stats_path(lu, path, "") || !stats_path(lu, tmp, ".tmp")) {
 		return;
 	}
-	if (mkdir(stats_dir(), 0755) != 0 && errno != EEXIST) {
+	if (mkdir(xt_stats_dir(), 0755) != 0 && errno != EEXIST) {
 		return;
 	}
 	f = fopen(tmp, "we");

@@ -341,5 +341,7 @@ void xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s)
 
 /* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
 void xt_stats_write(struct xcm_lu *lu);
+/* $XCOPY_STATS_DIR, else /run/xcopy: where the stats and fault control files live. */
+const char *xt_stats_dir(void);
 
 #endif /* TARGET_XCOPY_TARGET_H */

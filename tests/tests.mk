@@ -28,7 +28,7 @@ FUZZ_BINS := $(patsubst $(TOP)/tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(CPPFLAGS_ALL)
 
-$(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(ENGINE_SRCS) $(wildcard $(TOP)/engine/include/xcm/*.h)
+$(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(TOP)/tests/fuzz/fuzz.h $(ENGINE_SRCS) $(wildcard $(TOP)/engine/include/xcm/*.h)
 	$(call msg,FUZZ-CC,$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(ENGINE_SRCS)

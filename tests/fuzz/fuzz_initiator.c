@@ -18,17 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "xcm/initiator.h"
 #include "xcm/xcm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_initiator: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_initiator", (what))
 
 static void
 check_ascii(const char *s, size_t n)

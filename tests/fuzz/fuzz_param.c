@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "xcm/xcm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,12 +24,7 @@ static uint8_t *g_enc;
 static uint8_t *g_enc2;
 static size_t g_enc_cap;
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_param: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_param", (what))
 
 static long
 index_of(const struct xcm_list *l, const struct xcm_cscd *c)

@@ -15,16 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "xcm/xcm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_rcr: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_rcr", (what))
 
 static void
 check_cdb(const uint8_t *data, size_t size)

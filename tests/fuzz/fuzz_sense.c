@@ -16,18 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "xcm/xcm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CANARY 0xA5
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_sense: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_sense", (what))
 
 /* Reads the input as a stream of bytes; zeros once it runs out. */
 struct reader {

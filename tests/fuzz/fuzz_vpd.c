@@ -12,16 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzz.h"
 #include "xcm/xcm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_vpd: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_vpd", (what))
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
