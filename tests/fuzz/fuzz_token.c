@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "xcm/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,12 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct xcm_tok_list g_a, g_b;
 static uint8_t g_enc[XCM_WUT_HDR_LEN + XCM_MAX_RANGES * XCM_RANGE_DESC_LEN];
 
-static void
-die(const char *what)
-{
-	fprintf(stderr, "fuzz_token: %s\n", what);
-	abort();
-}
+#define die(what) fuzz_die("fuzz_token", (what))
 
 static void
 check_ranges(const struct xcm_tok_list *l, uint64_t nblk)
