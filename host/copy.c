@@ -4,9 +4,15 @@
  * command's parameter list with the engine codec, send EXTENDED COPY to the
  * destination LU (or the source LU when the destination cannot reach the
  * source), decide from the sense, and hand every range the copy manager did
- * not do to the caller's fallback. Commands are sequential.
+ * not do to the caller's fallback. Up to xch_inflight_wanted() commands are
+ * outstanding at once (inflight.c): every worker takes the next planned
+ * command, and everything but the EXTENDED COPY itself (planning state,
+ * statistics, progress, list ids, fallbacks) runs under the copy's lock, so
+ * the accounting is that of the sequential loop and a failed command falls
+ * back exactly its own segments.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -51,19 +57,46 @@ struct run {
 	struct xcopy_stats *st;
 	xch_fallback_fn fb;
 	void *fbarg;
-	struct xcm_list *list;
-	uint8_t *plist;
-	size_t plist_cap;
 	uint64_t done_bytes;
 	uint64_t total_bytes;
+	pthread_mutex_t mu;    /* everything above and the handles' list ids */
+	size_t next_cmd;       /* next planned command a worker takes */
+	int rc;                /* first error: no further command is started */
 };
+
+/* One command in flight: its own parameter list buffers. */
+struct worker {
+	struct run *r;
+	struct xcm_list *list;
+	uint8_t *plist;
+};
+
+#define PLIST_CAP (XCM_PLIST_HDR_LEN + 2 * XCM_CSCD_LEN + (size_t)XCM_MAX_SEG * XCM_SEG_B2B_LEN)
+
+/* Send an encoded list to dev without the lock; the list id stays taken meanwhile. */
+static int
+exec_unlocked(struct run *r, struct xcopy_dev *dev, struct xch_cmd *c, bool lid_taken,
+	      uint8_t lid)
+{
+	int rc;
+
+	pthread_mutex_unlock(&r->mu);
+	rc = xch_dev_exec(dev, c, NULL);
+	pthread_mutex_lock(&r->mu);
+	/* no status: the copy manager may still run it, so its id stays taken */
+	if (lid_taken && rc == 0) {
+		xch_list_id_put(dev, lid);
+	}
+	return rc;
+}
 
 /* Build and send one command carrying segments [first, first + nseg) to dev. */
 static int
-send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
+send_cmd(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
 	 struct xch_verdict *v)
 {
-	struct xcm_list *l = r->list;
+	struct run *r = wk->r;
+	struct xcm_list *l = wk->list;
 	uint32_t bs = r->src->caps.block_size;
 	uint8_t cdb[XCM_CDB16_LEN];
 	struct xcm_wbuf w;
@@ -83,7 +116,7 @@ send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
 		l->list_id = 0;
 	} else {
 		l->list_id_usage = XCM_LIST_ID_DISCARD;
-		l->list_id = dev->next_list_id++;
+		l->list_id = xch_list_id_get(dev);
 	}
 	l->ncscd = r->same_lu ? 1 : 2;
 	rc = xcm_cscd_from_designator(&l->cscd[0], r->src->caps.desig, r->src->caps.desig_len, bs);
@@ -92,6 +125,9 @@ send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
 					      r->dst->caps.desig_len, bs);
 	}
 	if (rc != 0) {
+		if (!dev->caps.snlid) {
+			xch_list_id_put(dev, (uint8_t)l->list_id);
+		}
 		v->act = XCH_ACT_DISABLE;
 		v->reason = XCOPY_FB_NO_DESIGNATOR;
 		v->segs_done = 0;
@@ -110,9 +146,12 @@ send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
 		s->src_lba = p->src_lba + sg->skip;
 		s->dst_lba = p->dst_lba + sg->skip;
 	}
-	w = xcm_wbuf_make(r->plist, r->plist_cap);
+	w = xcm_wbuf_make(wk->plist, PLIST_CAP);
 	plen = xcm_list_encode(l, &w);
-	if (plen > r->plist_cap) {
+	if (plen > PLIST_CAP) {
+		if (!dev->caps.snlid) {
+			xch_list_id_put(dev, (uint8_t)l->list_id);
+		}
 		return -EOVERFLOW;
 	}
 	xcm_cdb_xcopy(cdb, (uint32_t)plen);
@@ -120,10 +159,10 @@ send_cmd(struct run *r, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
 	c.cdb = cdb;
 	c.cdb_len = sizeof(cdb);
 	c.dir = XCH_DIR_OUT;
-	c.buf = r->plist;
+	c.buf = wk->plist;
 	c.len = plen;
 	c.timeout_s = XCOPY_TIMEOUT_S;
-	rc = xch_dev_exec(dev, &c, r->st);
+	rc = exec_unlocked(r, dev, &c, !dev->caps.snlid, (uint8_t)l->list_id);
 	if (r->st != NULL) {
 		r->st->xcopy_cmds++;
 		r->st->segments += nseg;
@@ -179,8 +218,9 @@ count_done(struct run *r, uint32_t first, uint32_t nseg)
 
 /* Run segments [first, first + nseg) as one command, then whatever is left. */
 static int
-run_cmd(struct run *r, uint32_t first, uint32_t nseg)
+run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 {
+	struct run *r = wk->r;
 	struct xcopy_dev *dev = r->dst_side_failed ? r->src : r->dst;
 	struct xch_verdict v;
 	int retries = 0, rc;
@@ -191,7 +231,7 @@ run_cmd(struct run *r, uint32_t first, uint32_t nseg)
 				dev->disabled ? dev->disabled_why : r->pair_why;
 			return fallback_segs(r, first, nseg, why);
 		}
-		rc = send_cmd(r, dev, first, nseg, &v);
+		rc = send_cmd(wk, dev, first, nseg, &v);
 		if (rc != 0) {
 			return rc;
 		}
@@ -221,7 +261,7 @@ run_cmd(struct run *r, uint32_t first, uint32_t nseg)
 				/* the limits we were told are too large: one segment per command */
 				dev->caps.max_seg = 1;
 				for (i = 0; i < nseg; i++) {
-					rc = run_cmd(r, first + i, 1);
+					rc = run_cmd(wk, first + i, 1);
 					if (rc != 0) {
 						return rc;
 					}
@@ -261,6 +301,69 @@ run_cmd(struct run *r, uint32_t first, uint32_t nseg)
 		}
 	}
 	return 0;
+}
+
+/* Take planned commands one after the other until none is left or one failed. */
+static void *
+worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct run *r = wk->r;
+
+	pthread_mutex_lock(&r->mu);
+	while (r->rc == 0 && r->next_cmd < r->plan.ncmd) {
+		const struct xch_cmdplan *cp = &r->plan.cmd[r->next_cmd++];
+		int rc = run_cmd(wk, cp->first, cp->nseg);
+
+		if (rc != 0 && r->rc == 0) {
+			r->rc = rc;
+		}
+		xch_progress(r->done_bytes, r->total_bytes);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static int
+run_workers(struct run *r)
+{
+	struct worker wk[XCH_INFLIGHT_MAX];
+	void *args[XCH_INFLIGHT_MAX];
+	unsigned n = xch_inflight_wanted(), i;
+	int rc = 0;
+
+	n = n < xch_inflight_cap(r->dst) ? n : xch_inflight_cap(r->dst);
+	n = n < xch_inflight_cap(r->src) ? n : xch_inflight_cap(r->src);
+	if (n > r->plan.ncmd) {
+		n = r->plan.ncmd > 0 ? (unsigned)r->plan.ncmd : 1;
+	}
+	memset(wk, 0, sizeof(wk));
+	for (i = 0; i < n && rc == 0; i++) {
+		wk[i].r = r;
+		wk[i].list = calloc(1, sizeof(*wk[i].list));
+		wk[i].plist = malloc(PLIST_CAP);
+		args[i] = &wk[i];
+		if (wk[i].list == NULL || wk[i].plist == NULL) {
+			rc = -ENOMEM;
+		}
+	}
+	if (rc == 0 && pthread_mutex_init(&r->mu, NULL) != 0) {
+		rc = -ENOMEM;
+	}
+	if (rc == 0) {
+		if (n > 1) {
+			XCH_DBG("%s -> %s: %zu commands, %u in flight", r->src->name, r->dst->name,
+				r->plan.ncmd, n);
+		}
+		(void)xch_pool_run(worker_main, args, n);
+		pthread_mutex_destroy(&r->mu);
+		rc = r->rc;
+	}
+	for (i = 0; i < n; i++) {
+		free(wk[i].plist);
+		free(wk[i].list);
+	}
+	return rc;
 }
 
 int
@@ -316,20 +419,7 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 		}
 		return rc;
 	}
-	r.list = calloc(1, sizeof(*r.list));
-	r.plist_cap = XCM_PLIST_HDR_LEN + 2 * XCM_CSCD_LEN + (size_t)XCM_MAX_SEG * XCM_SEG_B2B_LEN;
-	r.plist = malloc(r.plist_cap);
-	if (r.list == NULL || r.plist == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < r.plan.ncmd && rc == 0; i++) {
-		rc = run_cmd(&r, r.plan.cmd[i].first, r.plan.cmd[i].nseg);
-		xch_progress(r.done_bytes, r.total_bytes);
-	}
-out:
-	free(r.plist);
-	free(r.list);
+	rc = run_workers(&r);
 	xch_plan_free(&r.plan);
 	return rc;
 }

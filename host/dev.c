@@ -229,6 +229,9 @@ discover_copy_limits(struct xcopy_dev *d)
 			c->max_desc_list_len = op.max_desc_list_len;
 		}
 		c->max_seg_len = op.max_seg_len;
+		/* SPC-4 6.18.4: TOTAL / MAXIMUM (identified) CONCURRENT COPIES */
+		d->max_copies = op.total_concurrent;
+		d->max_id_copies = op.max_concurrent;
 		if (op.n_impl > 0) {
 			has_b2b = has_e4 = false;
 			for (i = 0; i < op.n_impl; i++) {
@@ -252,6 +255,9 @@ discover_copy_limits(struct xcopy_dev *d)
 			}
 			if (tpc->has_general_copy_ops) {
 				c->max_seg_len = min_nz(c->max_seg_len, tpc->max_seg_len);
+				d->max_copies = min_nz(d->max_copies, tpc->total_concurrent);
+				d->max_id_copies = min_nz(d->max_id_copies,
+							  tpc->max_identified_concurrent);
 			}
 			if (tpc->has_supported_cmds && !tpc->xcopy_lid1) {
 				has_b2b = false;

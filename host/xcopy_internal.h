@@ -51,6 +51,7 @@ struct xch_transport_ops {
 	 */
 	int (*exec)(void *ctx, struct xch_cmd *cmd);
 	void (*close)(void *ctx);
+	bool concurrent;       /* exec may run in several threads at once */
 };
 
 /* SG_IO through libsgutils2 on an open /dev/sdX or /dev/sgN path. */
@@ -70,6 +71,9 @@ struct xcopy_dev {
 	bool disabled;                         /* sticky: offload never again */
 	enum xcopy_fallback_reason disabled_why;
 	uint8_t next_list_id;                  /* for LIST ID USAGE 10b */
+	uint8_t lid_busy[32];                  /* ids of commands outstanding (bitmap) */
+	uint32_t max_copies;                   /* TOTAL CONCURRENT COPIES (0: not reported) */
+	uint32_t max_id_copies;                /* MAXIMUM IDENTIFIED CONCURRENT COPIES (0: ditto) */
 	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
 	bool host_only;                        /* no transport: pread/pwrite on host_fd */
 	int host_fd;                           /* the node itself (host-only), or -1 */
@@ -228,6 +232,23 @@ enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
 
 void xch_stats_fallback(struct xcopy_stats *st, enum xcopy_fallback_reason why, uint64_t bytes);
 int xch_required_errno(enum xcopy_fallback_reason why);
+
+/* ------------------------------------------------------------------------ */
+/* Commands in flight (inflight.c)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Most EXTENDED COPY commands one copy keeps outstanding (sg: 16 per fd). */
+#define XCH_INFLIGHT_MAX 16u
+
+/* The caller's setting: xcopy_set_inflight(), else XCOPY_INFLIGHT, else 1. */
+unsigned xch_inflight_wanted(void);
+/* What one handle can carry at once (transport, the copy manager's limits). */
+unsigned xch_inflight_cap(const struct xcopy_dev *d);
+/* LIST ID USAGE 10b ids distinct among outstanding commands (caller locks). */
+uint8_t xch_list_id_get(struct xcopy_dev *d);
+void xch_list_id_put(struct xcopy_dev *d, uint8_t id);
+/* fn(args[0]) here, fn(args[1..n-1]) in threads; joined. Returns threads run. */
+unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
 
 /* ------------------------------------------------------------------------ */
 /* Files: FIEMAP and the extent pairing                                       */

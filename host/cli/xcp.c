@@ -51,6 +51,8 @@ usage(FILE *f)
 		"  --no-offload        host copy only\n"
 		"  --progress          progress on stderr\n"
 		"  --stats             print statistics\n"
+		"  -j, --inflight N    EXTENDED COPY commands outstanding at once (1..16,\n"
+		"                      capped by the target; default $XCOPY_INFLIGHT or 1)\n"
 		"  -v                  more messages (repeat for debug)\n"
 		"  -h, --help\n"
 		"  -V, --version\n"
@@ -231,6 +233,8 @@ main(int argc, char **argv)
 		O_SRC_LBA = 256, O_DST_LBA, O_BLOCKS, O_OFFSET, O_SRC_OFF, O_DST_OFF, O_LENGTH,
 		O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_STATS,
 	};
+	unsigned long inflight;
+	char *end;
 	static const struct option lopts[] = {
 		{ "src-lba", required_argument, NULL, O_SRC_LBA },
 		{ "dst-lba", required_argument, NULL, O_DST_LBA },
@@ -243,6 +247,7 @@ main(int argc, char **argv)
 		{ "no-offload", no_argument, NULL, O_NO_OFFLOAD },
 		{ "progress", no_argument, NULL, O_PROGRESS },
 		{ "stats", no_argument, NULL, O_STATS },
+		{ "inflight", required_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -256,7 +261,7 @@ main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	memset(&st, 0, sizeof(st));
-	while ((c = getopt_long(argc, argv, "vhV", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vhVj:", lopts, NULL)) != -1) {
 		if (c >= O_SRC_LBA && c <= O_LENGTH) {
 			if (parse_u64(optarg, &v) != 0) {
 				fprintf(stderr, "xcp: bad number '%s'\n", optarg);
@@ -275,6 +280,15 @@ main(int argc, char **argv)
 		case O_NO_OFFLOAD: o.flags |= XCOPY_NO_OFFLOAD; break;
 		case O_PROGRESS: o.progress = true; break;
 		case O_STATS: o.stats = true; break;
+		case 'j':
+			errno = 0;
+			inflight = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || inflight < 1 || inflight > 16) {
+				fprintf(stderr, "xcp: --inflight takes 1..16, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			xcopy_set_inflight((unsigned)inflight);
+			break;
 		case 'v': o.verbose++; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("xcp %s\n", XCOPY_VERSION); return EXIT_OK;

@@ -184,9 +184,22 @@ typedef void (*xcopy_log_fn)(enum xcopy_log_level level, const char *msg, void *
  */
 void xcopy_set_log(xcopy_log_fn fn, enum xcopy_log_level max_level, void *arg);
 
-/* Progress callback: called after each command with the bytes done so far. */
+/*
+ * Progress callback: called after each command with the bytes done so far.
+ * With several commands in flight it may be called from the library's own
+ * threads, one call at a time, done never decreasing within a copy.
+ */
 typedef void (*xcopy_progress_fn)(uint64_t done, uint64_t total, void *arg);
 void xcopy_set_progress(xcopy_progress_fn fn, void *arg);
+
+/*
+ * EXTENDED COPY commands one copy keeps outstanding (1..16; 0 restores the
+ * default: the XCOPY_INFLIGHT environment variable, else 1). Each copy uses
+ * fewer when the target reports fewer concurrent copies (RECEIVE COPY
+ * RESULTS OPERATING PARAMETERS, VPD 0x8F) or the transport carries one
+ * command at a time (iscsi:// handles). Process-wide.
+ */
+void xcopy_set_inflight(unsigned n);
 
 #ifdef __cplusplus
 }

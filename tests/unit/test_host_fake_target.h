@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A scripted fake target for libxcopy's unit tests, built on the engine
+ * itself: it decodes every EXTENDED COPY the host sends with
+ * xcm_xcopy_cdb_check + xcm_list_parse under the limits it reported
+ * (xcm_rcr_encode_op_params / xcm_vpd_tpc_encode), executes the segments on
+ * memory LUs, and answers with sense from xcm_sense_build. Scripts inject
+ * failures into chosen commands.
+ *
+ * Commands may arrive from several threads: the fake serialises them, except
+ * that an EXTENDED COPY waits (up to gather_ms, lock released) until `gather`
+ * of them are outstanding, so tests see what the host keeps in flight: the
+ * most outstanding at once and list identifiers reused while outstanding.
+ */
+#ifndef TEST_HOST_FAKE_TARGET_H
+#define TEST_HOST_FAKE_TARGET_H
+
+#include <pthread.h>
+
+#include "xcopy_internal.h"
+
+enum {
+	FK_LUS = 2,
+	FK_BS = 512,
+	FK_BLOCKS = 4096,
+	FK_SCRIPT = 8,
+};
+
+struct fk_lu {
+	uint8_t naa[16];
+	uint8_t *data;
+};
+
+struct fk {
+	struct fk_lu lu[FK_LUS];
+	struct xcm_limits lim;
+	bool tpc;
+	bool vpd8f;
+	bool cross_ok[FK_LUS];     /* may a command received on LU i reach the other LU */
+	struct {
+		int nth;               /* 0-based index of the XCOPY to fail */
+		struct xcm_err err;
+	} script[FK_SCRIPT];
+	int nscript;
+	bool always_fail;
+	struct xcm_err always;
+	int nxcopy, nrw, nother;
+	int xcopy_on[FK_LUS];      /* XCOPYs received per LU */
+	struct xcm_list *last;     /* the last list executed */
+	uint32_t max_nseg_seen;
+	/* in flight */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int gather;                /* hold each XCOPY until this many are outstanding */
+	unsigned gather_ms;        /* ... or this long (default 2000) */
+	int cur, max_cur;          /* XCOPYs outstanding now / at most */
+	unsigned gen;              /* groups of `gather` completed */
+	int lid_busy[256];         /* outstanding XCOPYs per LIST ID (usage 10b) */
+	int dup_ids;               /* a 10b LIST ID sent while outstanding */
+	uint64_t fail_src_lba1;    /* fail the XCOPY whose first segment reads here (+1) */
+	struct xcm_err fail_err;
+};
+
+struct fk *fk_new(void);
+void fk_free(struct fk *f);
+extern const struct xch_transport_ops fk_ops;        /* concurrent */
+extern const struct xch_transport_ops fk_ops_serial; /* one command at a time */
+struct xcopy_dev *ut_open(struct fk *f, int lu, uint64_t start_512, uint64_t size_512);
+struct xcopy_dev *ut_open_ops(struct fk *f, int lu, const struct xch_transport_ops *ops);
+/* Expected content: block src_block of LU src_lu as fk_new() wrote it. */
+bool ut_block_is(const struct fk *f, int lu, uint64_t lba, int src_lu, uint64_t src_block);
+bool ut_range_is(const struct fk *f, int lu, uint64_t lba, int src_lu, uint64_t src_lba,
+		 uint64_t n);
+
+#endif
