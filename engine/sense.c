@@ -375,3 +375,19 @@ xcm_sense_parse(struct xcm_span s, struct xcm_sense *out)
 		return -EINVAL;
 	}
 }
+
+bool
+xcm_sense_sks_ptr(const struct xcm_sense *s, struct xcm_sks_ptr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!s->sks_valid || (s->sks[0] & XCM_SKS_SKSV) == 0 ||
+	    (s->key != XCM_SK_ILLEGAL_REQUEST && s->key != XCM_SK_COPY_ABORTED)) {
+		return false;
+	}
+	out->in_cdb = s->key == XCM_SK_ILLEGAL_REQUEST && (s->sks[0] & XCM_SKS_CD) != 0;
+	out->sd = s->key == XCM_SK_COPY_ABORTED && (s->sks[0] & XCM_SKS_SD) != 0;
+	out->bit_valid = (s->sks[0] & XCM_SKS_BPV) != 0;
+	out->bit = s->sks[0] & XCM_SKS_BIT_MASK;
+	out->field = xcm_get_be16(s->sks + 1);
+	return true;
+}

@@ -761,6 +761,41 @@ sense_plain_fixed_bytes(void)
 	CU_ASSERT_EQUAL(xcm_sense_build_plain(XCM_SK_MEDIUM_ERROR, 0, b, 0), 0);
 }
 
+static void
+sense_sks_ptr_both_forms(void)
+{
+	struct xcm_sks_ptr f;
+	struct xcm_sense ps;
+	struct xcm_err e;
+	uint8_t b[64];
+	size_t n;
+	int desc;
+
+	for (desc = 0; desc <= 1; desc++) {
+		memset(&e, 0, sizeof(e));
+		xcm_err_set_field(&e, XCM_E_INVALID_FIELD_CDB, true, 2, 5);
+		n = xcm_sense_build(&e, desc, b, sizeof(b));
+		CU_ASSERT_EQUAL_FATAL(xcm_sense_parse(xcm_span_make(b, n), &ps), 0);
+		CU_ASSERT_TRUE_FATAL(xcm_sense_sks_ptr(&ps, &f));
+		CU_ASSERT_TRUE(f.in_cdb && !f.sd && f.bit_valid);
+		CU_ASSERT_EQUAL(f.bit, 5);
+		CU_ASSERT_EQUAL(f.field, 2);
+		memset(&e, 0, sizeof(e));
+		xcm_err_set_segment(&e, XCM_E_CA_UNREACHABLE, 3, 6);
+		n = xcm_sense_build(&e, desc, b, sizeof(b));
+		CU_ASSERT_EQUAL_FATAL(xcm_sense_parse(xcm_span_make(b, n), &ps), 0);
+		CU_ASSERT_TRUE_FATAL(xcm_sense_sks_ptr(&ps, &f));
+		CU_ASSERT_TRUE(f.sd && !f.in_cdb && !f.bit_valid);
+		CU_ASSERT_EQUAL(f.field, 6);
+		/* no SKS for other keys */
+		memset(&e, 0, sizeof(e));
+		xcm_err_set(&e, XCM_E_INTERNAL);
+		n = xcm_sense_build(&e, desc, b, sizeof(b));
+		CU_ASSERT_EQUAL_FATAL(xcm_sense_parse(xcm_span_make(b, n), &ps), 0);
+		CU_ASSERT_FALSE(xcm_sense_sks_ptr(&ps, &f));
+	}
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "sgutils_all_statuses_fixed", sense_sgutils_all_statuses_fixed },
 	{ "sgutils_all_statuses_desc", sense_sgutils_all_statuses_desc },
@@ -784,6 +819,7 @@ static CU_TestInfo g_tests[] = {
 	{ "parse_deferred", sense_parse_deferred },
 	{ "failed_segment_carries_sense", sense_failed_segment_carries_sense },
 	{ "plain_fixed_bytes", sense_plain_fixed_bytes },
+	{ "sks_ptr_both_forms", sense_sks_ptr_both_forms },
 	CU_TEST_INFO_NULL,
 };
 UT_SUITE(sense, g_tests)

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ut.h"
 
@@ -46,4 +51,70 @@ ut_hexdump(FILE *f, const void *p, size_t len)
 	for (i = 0; i < len; i++) {
 		fprintf(f, "%02x%s", b[i], (i % 16 == 15 || i + 1 == len) ? "\n" : " ");
 	}
+}
+
+void
+ut_tmpdir(const char *tag, char *out, size_t cap)
+{
+	const char *base = getenv("TMPDIR");
+	int n;
+
+	if (base == NULL || base[0] == '\0') {
+		base = "/tmp";
+	}
+	n = snprintf(out, cap, "%s/xcopy-%s-XXXXXX", base, tag);
+	UT_ASSERT_FATAL(n > 0 && (size_t)n < cap);
+	UT_ASSERT_FATAL(mkdtemp(out) != NULL);
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void
+ut_rm_tree(const char *dir)
+{
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* mkdir -p of the parent of dir/rel; returns the full path in out. */
+static void
+make_parents(const char *dir, const char *rel, char *out, size_t cap)
+{
+	char *slash;
+	int n = snprintf(out, cap, "%s/%s", dir, rel);
+
+	UT_ASSERT_FATAL(n > 0 && (size_t)n < cap);
+	for (slash = out + strlen(dir) + 1; (slash = strchr(slash, '/')) != NULL; slash++) {
+		*slash = '\0';
+		UT_ASSERT_FATAL(mkdir(out, 0755) == 0 || errno == EEXIST);
+		*slash = '/';
+	}
+}
+
+void
+ut_put_file(const char *dir, const char *rel, const char *s)
+{
+	char p[4096];
+	FILE *f;
+
+	make_parents(dir, rel, p, sizeof(p));
+	f = fopen(p, "w");
+	UT_ASSERT_FATAL(f != NULL);
+	UT_ASSERT_FATAL(fputs(s, f) >= 0);
+	UT_ASSERT_FATAL(fclose(f) == 0);
+}
+
+void
+ut_symlink(const char *dir, const char *rel_link, const char *target)
+{
+	char p[4096];
+
+	make_parents(dir, rel_link, p, sizeof(p));
+	UT_ASSERT_FATAL(symlink(target, p) == 0);
 }

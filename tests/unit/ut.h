@@ -57,4 +57,16 @@ uint64_t ut_rand(uint64_t *state);
 
 void ut_hexdump(FILE *f, const void *p, size_t len);
 
+/*
+ * A new private directory from mkdtemp under $TMPDIR (else /tmp), named
+ * xcopy-TAG-XXXXXX; aborts the run when none can be made. ut_rm_tree()
+ * removes it and everything below it (symlinks are removed, not followed).
+ */
+void ut_tmpdir(const char *tag, char *out, size_t cap);
+void ut_rm_tree(const char *dir);
+/* Write len bytes of s to dir/rel, making the parent directories; aborts on failure. */
+void ut_put_file(const char *dir, const char *rel, const char *s);
+/* dir/rel_link -> target (made with the parent directories); aborts on failure. */
+void ut_symlink(const char *dir, const char *rel_link, const char *target);
+
 #endif /* UT_H */

@@ -368,6 +368,20 @@ struct xcm_sense {
 /* 0, or -EINVAL if not sense data (response code not 70h-73h, too short). */
 int xcm_sense_parse(struct xcm_span s, struct xcm_sense *out);
 
+/*
+ * The SENSE KEY SPECIFIC bytes of a decoded sense as a field pointer
+ * (ILLEGAL REQUEST: C/D = in_cdb) or segment pointer (COPY ABORTED: SD).
+ * false when SKSV is clear or the key has neither form.
+ */
+struct xcm_sks_ptr {
+	bool in_cdb;           /* ILLEGAL REQUEST: C/D */
+	bool sd;               /* COPY ABORTED: SD */
+	bool bit_valid;        /* BPV */
+	uint8_t bit;
+	uint16_t field;
+};
+bool xcm_sense_sks_ptr(const struct xcm_sense *s, struct xcm_sks_ptr *out);
+
 #ifdef __cplusplus
 }
 #endif

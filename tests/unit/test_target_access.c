@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * target/access.c: may a copy received on LU A touch LU B? Judged from a
+ * configfs tree made in a mkdtemp directory the way LIO lays it out:
+ *   ROOT/core/user_0/{a,b,c}                      storage objects
+ *   ROOT/FABRIC/WWN/tpgt_1/lun/lun_N/X -> core    LUNs
+ *   ROOT/FABRIC/WWN/tpgt_1/attrib/generate_node_acls
+ *   ROOT/FABRIC/WWN/tpgt_1/acls/INI/lun_M/Y -> ../../../lun/lun_N
+ * Rule: every TPG that exports A in demo mode must export B; every ACL of
+ * such a TPG that maps A must map B; A must be exported somewhere.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "target_stubs.h"
+#include "ut.h"
+
+static char g_root[1024];   /* short, so every path below fits PATH_MAX */
+
+static void
+so(const char *name)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "core/user_0/%s/enable", name);
+	ut_put_file(g_root, rel, "1\n");
+}
+
+/* LUN lun of TPG tpg (FABRIC/WWN/tpgt_1) exports storage object name. */
+static void
+lun(const char *tpg, int n, const char *name)
+{
+	char rel[256], target[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/lun/lun_%d/x", tpg, n);
+	snprintf(target, sizeof(target), "%s/core/user_0/%s", g_root, name);
+	ut_symlink(g_root, rel, target);
+}
+
+static void
+demo(const char *tpg, bool on)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/attrib/generate_node_acls", tpg);
+	ut_put_file(g_root, rel, on ? "1\n" : "0\n");
+}
+
+/* ACL ini of tpg maps mapped LUN m to the TPG's lun_n. */
+static void
+acl_map(const char *tpg, const char *ini, int m, int n)
+{
+	char rel[256], target[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d/link", tpg, ini, m);
+	snprintf(target, sizeof(target), "%s/%s/lun/lun_%d", g_root, tpg, n);
+	ut_symlink(g_root, rel, target);
+}
+
+static int
+check(const char *a, const char *b, char *why)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+
+	snprintf(pa, sizeof(pa), "%s/core/user_0/%s", g_root, a);
+	snprintf(pb, sizeof(pb), "%s/core/user_0/%s", g_root, b);
+	return xt_access_check(g_root, pa, pb, why, 512);
+}
+
+static void
+fresh(void)
+{
+	if (g_root[0] != '\0') {
+		ut_rm_tree(g_root);
+	}
+	ut_tmpdir("configfs", g_root, sizeof(g_root));
+	so("a");
+	so("b");
+	so("c");
+}
+
+static void
+access_same_lu_always(void)
+{
+	char why[512];
+
+	fresh();
+	CU_ASSERT_EQUAL(check("a", "a", why), 0);
+}
+
+static void
+access_unexported_source_refused(void)
+{
+	char why[512];
+
+	fresh();
+	lun("loopback/naa.1/tpgt_1", 0, "b");
+	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not exported by any TPG"));
+}
+
+static void
+access_tcm_loop_demo(void)
+{
+	char why[512];
+
+	/* tcm_loop has no generate_node_acls: demo mode, both LUs on one TPG */
+	fresh();
+	lun("loopback/naa.1/tpgt_1", 0, "a");
+	lun("loopback/naa.1/tpgt_1", 1, "b");
+	CU_ASSERT_EQUAL(check("a", "b", why), 0);
+	CU_ASSERT_EQUAL(check("b", "a", why), 0);
+	/* c is on another TPG only: whoever reaches a may not reach c */
+	lun("loopback/naa.2/tpgt_1", 0, "c");
+	CU_ASSERT_EQUAL(check("a", "c", why), -EACCES);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "does not export"));
+}
+
+static void
+access_iscsi_acls(void)
+{
+	const char *t = "iscsi/iqn.t/tpgt_1";
+	char why[512];
+
+	fresh();
+	demo(t, false);
+	lun(t, 0, "a");
+	lun(t, 1, "b");
+	acl_map(t, "iqn.i1", 0, 0);
+	acl_map(t, "iqn.i1", 1, 1);
+	CU_ASSERT_EQUAL(check("a", "b", why), 0);
+	/* a second initiator that sees a but not b closes the way */
+	acl_map(t, "iqn.i2", 0, 0);
+	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "iqn.i2"));
+	/* ... but not the other way round: every initiator that sees b sees a */
+	CU_ASSERT_EQUAL(check("b", "a", why), 0);
+}
+
+static void
+access_demo_mode_iscsi_needs_both(void)
+{
+	const char *t = "iscsi/iqn.t/tpgt_1";
+	char why[512];
+
+	fresh();
+	demo(t, true);
+	lun(t, 0, "a");
+	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
+	lun(t, 1, "b");
+	CU_ASSERT_EQUAL(check("a", "b", why), 0);
+}
+
+static void
+access_unresolvable_paths(void)
+{
+	char why[512];
+
+	fresh();
+	lun("loopback/naa.1/tpgt_1", 0, "a");
+	CU_ASSERT_EQUAL(check("a", "nosuch", why), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "cannot resolve"));
+	ut_rm_tree(g_root);
+	g_root[0] = '\0';
+}
+
+static CU_TestInfo g_tests[] = {
+	{ "same_lu_always", access_same_lu_always },
+	{ "unexported_source_refused", access_unexported_source_refused },
+	{ "tcm_loop_demo", access_tcm_loop_demo },
+	{ "iscsi_acls", access_iscsi_acls },
+	{ "demo_mode_iscsi_needs_both", access_demo_mode_iscsi_needs_both },
+	{ "unresolvable_paths", access_unresolvable_paths },
+	CU_TEST_INFO_NULL,
+};
+UT_SUITE(target_access, g_tests)
