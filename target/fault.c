@@ -5,7 +5,9 @@
  * A fault is armed on one LU, from its cfgstring (`?fault=KIND:N`, armed at
  * open) or at run time from a control file STATSDIR/<LU>.fault holding
  * `KIND:N` (or `off`), read and removed at the start of every EXTENDED COPY
- * that the process executes. It applies to the copy manager's own I/O on the
+ * that the process executes. Control files are read only when the runner's
+ * environment has XCOPY_FAULT_CONTROL=1 (the lab sets it): a production
+ * runner makes no system call for fault injection. It applies to the copy manager's own I/O on the
  * LU's backing file (the pread/pwrite loop of copy.c), not to the READ/WRITE
  * commands that tcmu-runner's core serves. N counts the calls of that kind
  * (reads from, or writes to, this LU's file; one call moves at most 1 MiB)
@@ -187,6 +189,22 @@ xt_fault_lu_remove(const struct xcm_lu *lu)
 	pthread_mutex_unlock(&g_fault_lock);
 }
 
+/* XCOPY_FAULT_CONTROL=1 in the runner's environment, read once. */
+static bool
+control_files_enabled(void)
+{
+	static int enabled = -1;
+	int v = __atomic_load_n(&enabled, __ATOMIC_RELAXED);
+	const char *e;
+
+	if (v < 0) {
+		e = getenv("XCOPY_FAULT_CONTROL");
+		v = e != NULL && strcmp(e, "1") == 0;
+		__atomic_store_n(&enabled, v, __ATOMIC_RELAXED);
+	}
+	return v != 0;
+}
+
 void
 xt_fault_poll(const struct xcm_lu *lu)
 {
@@ -197,6 +215,9 @@ xt_fault_poll(const struct xcm_lu *lu)
 	ssize_t n;
 	int fd, len;
 
+	if (!control_files_enabled()) {
+		return;
+	}
 	len = snprintf(path, sizeof(path), "%s/%s.fault", dir, lu->name);
 	if (len <= 0 || len >= (int)sizeof(path)) {
 		return;

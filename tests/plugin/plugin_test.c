@@ -1307,6 +1307,8 @@ main(int argc, char **argv)
 	setenv("XCOPY_SYSFS_ROOT", env, 1);
 	snprintf(env, sizeof(env), "%s/stats", g_tmp);
 	setenv("XCOPY_STATS_DIR", env, 1);
+	/* the fault control files are read only with this (target/fault.c) */
+	setenv("XCOPY_FAULT_CONTROL", "1", 1);
 	/* this harness is no tcmu-runner: claim the version open checks for */
 	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
 
