@@ -268,13 +268,53 @@ xt_fault_active(const struct xcm_lu *lu)
 	return on;
 }
 
+/* The Nth write of a write/enospc/short/shortok fault (under g_fault_lock). */
+static int
+hit_write(struct fault_slot *s, size_t *len)
+{
+	if (s->enospc_next) {
+		/* short:N: the write after the short one finds the disk full */
+		s->enospc_next = false;
+		return -ENOSPC;
+	}
+	if (s->spec.kind == XT_FAULT_READ || ++s->writes != s->spec.nth) {
+		return 0;
+	}
+	s->fired = true;
+	switch (s->spec.kind) {
+	case XT_FAULT_WRITE:
+		return -EIO;
+	case XT_FAULT_ENOSPC:
+		return -ENOSPC;
+	default:
+		/* short, shortok: half the bytes, block-aligned, never 0 */
+		*len = *len / 2 / 512 * 512;
+		if (*len == 0) {
+			*len = 1;
+		}
+		s->enospc_next = s->spec.kind == XT_FAULT_SHORT;
+		return 0;
+	}
+}
+
+/* The Nth read of a read fault (under g_fault_lock). */
+static int
+hit_read(struct fault_slot *s)
+{
+	if (s->spec.kind != XT_FAULT_READ || ++s->reads != s->spec.nth) {
+		return 0;
+	}
+	s->fired = true;
+	return -EIO;
+}
+
 int
 xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
 {
+	struct xt_fault_spec fired = { XT_FAULT_NONE, 0 };
 	struct fault_slot *s;
-	int rc = 0;
-	enum xt_fault_kind kind = XT_FAULT_NONE;
-	uint32_t nth = 0;
+	bool was_fired;
+	int rc;
 
 	if (__atomic_load_n(&g_armed, __ATOMIC_RELAXED) == 0) {
 		return 0;
@@ -286,56 +326,24 @@ xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
 		return 0;
 	}
 	if (s->spec.kind == XT_FAULT_DELAY) {
-		nth = s->spec.nth;
+		fired.nth = s->spec.nth;
 		pthread_mutex_unlock(&g_fault_lock);
-		usleep((useconds_t)(nth > 60000 ? 60000 : nth) * 1000);
+		usleep((useconds_t)(fired.nth > 60000 ? 60000 : fired.nth) * 1000);
 		return 0;
 	}
-	if (write && s->enospc_next) {
-		/* short:N: the write after the short one finds the disk full */
-		s->enospc_next = false;
-		__atomic_sub_fetch(&g_armed, 1, __ATOMIC_RELAXED);
-		rc = -ENOSPC;
-	} else if (!write && s->spec.kind == XT_FAULT_READ) {
-		if (++s->reads == s->spec.nth) {
-			rc = -EIO;
-		}
-	} else if (write && s->spec.kind != XT_FAULT_READ) {
-		if (++s->writes == s->spec.nth) {
-			switch (s->spec.kind) {
-			case XT_FAULT_WRITE:
-				rc = -EIO;
-				break;
-			case XT_FAULT_ENOSPC:
-				rc = -ENOSPC;
-				break;
-			default:
-				/* short, shortok: half the bytes, block-aligned, never 0 */
-				*len = *len / 2 / 512 * 512;
-				if (*len == 0) {
-					*len = 1;
-				}
-				s->enospc_next = s->spec.kind == XT_FAULT_SHORT;
-				break;
-			}
-			s->fired = true;
-			kind = s->spec.kind;
-			nth = s->spec.nth;
-			if (!s->enospc_next) {
-				__atomic_sub_fetch(&g_armed, 1, __ATOMIC_RELAXED);
-			}
-		}
+	was_fired = s->fired;
+	rc = write ? hit_write(s, len) : hit_read(s);
+	if (s->fired && !was_fired) {
+		fired = s->spec;
 	}
-	if (!write && rc != 0) {
-		s->fired = true;
-		kind = s->spec.kind;
-		nth = s->spec.nth;
+	/* the one place an armed slot is counted out: it fired and has nothing left */
+	if (!slot_armed(s)) {
 		__atomic_sub_fetch(&g_armed, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&g_fault_lock);
-	if (kind != XT_FAULT_NONE) {
+	if (fired.kind != XT_FAULT_NONE) {
 		tcmu_dev_warn(lu->dev, "xcopy: injected fault %s:%u on %s (%s of %zu bytes)\n",
-			      xt_fault_kind_name(kind), nth, lu->name,
+			      xt_fault_kind_name(fired.kind), fired.nth, lu->name,
 			      rc != 0 ? strerror(-rc) : "short write", *len);
 	} else if (rc != 0) {
 		tcmu_dev_warn(lu->dev,
