@@ -306,6 +306,18 @@ lab__tcmu_on_bus() {
 		org.freedesktop.DBus.NameHasOwner string:org.kernel.TCMUService1 2>/dev/null | grep -q 'boolean true'
 }
 
+# --- a second boot -----------------------------------------------------------------
+
+# lab_next_boot SCRIPT : run SCRIPT (a lab test) in a new boot of the lab, after
+#   this boot's tests (tests/lab/run boots again; run-tests runs it with the
+#   others asked for). State for it goes to $LAB_RESULTS (the read-write share):
+#   everything else is gone with this boot.
+lab_next_boot() {
+	local f=$LAB_RUN_DIR/next-boot
+	[ -s "$f" ] || printf '%s\n' "$LAB_REPO/tests/lab/run-tests" >"$f"
+	printf '%s\n' "$1" >>"$f"
+}
+
 # --- teardown -------------------------------------------------------------------
 
 lab__rm_links() { local l; for l in "$@"; do [ -L "$l" ] && rm -f "$l"; done; return 0; }
