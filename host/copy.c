@@ -213,6 +213,7 @@ count_done(struct run *r, uint32_t first, uint32_t nseg)
 		if (r->st != NULL) {
 			r->st->bytes_offloaded += b;
 		}
+		xch_progress_add(XCOPY_METHOD_OFFLOAD, b);
 	}
 }
 
@@ -318,7 +319,6 @@ worker_main(void *arg)
 		if (rc != 0 && r->rc == 0) {
 			r->rc = rc;
 		}
-		xch_progress(r->done_bytes, r->total_bytes);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
@@ -457,6 +457,7 @@ dev_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblock
 		if (f->st != NULL) {
 			f->st->bytes_fallback += (uint64_t)n * f->src->caps.block_size;
 		}
+		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n * f->src->caps.block_size);
 		done += n;
 	}
 	return 0;
@@ -501,7 +502,10 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 		    dst_lba < src_lba + nblocks) {
 			return -EINVAL;
 		}
-		return xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
+		xch_progress_begin(nblocks * src->caps.block_size);
+		rc = xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
+		xch_progress_end();
+		return rc;
 	}
 	p.src_lba = src->caps.part_start + src_lba;
 	p.dst_lba = dst->caps.part_start + dst_lba;
@@ -525,7 +529,9 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	if (f.buf == NULL) {
 		return -ENOMEM;
 	}
+	xch_progress_begin(nblocks * bs);
 	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, dev_fallback, &f);
+	xch_progress_end();
 	free(f.buf);
 	/* a host-only destination was written through its page cache */
 	if ((dst->host_only || dst->dm != NULL) && fdatasync(dst->host_fd) != 0 && rc == 0) {

@@ -111,6 +111,36 @@ dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	return rc;
 }
 
+void
+xch_file_cache_lock(void)
+{
+	pthread_mutex_lock(&g_lock);
+}
+
+void
+xch_file_cache_unlock(void)
+{
+	pthread_mutex_unlock(&g_lock);
+}
+
+int
+xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close)
+{
+	int rc = dev_for_file(fsdev, out, part_off);
+
+	*must_close = rc == 0 && (*out)->cache_fd == -2;
+	return rc;
+}
+
+enum xcopy_fallback_reason
+xch_file_dev_reason(int rc)
+{
+	return rc == -EACCES || rc == -EPERM ? XCOPY_FB_PERMISSION
+	       : rc == -EINVAL ? XCOPY_FB_UNALIGNED
+	       : rc == -ENODEV || rc == -ENOENT ? XCOPY_FB_NOT_SCSI
+					       : XCOPY_FB_TRANSPORT;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Host-side copies                                                          */
 /* ------------------------------------------------------------------------ */
@@ -155,6 +185,7 @@ rw_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len)
 		so += (uint64_t)r;
 		dof += (uint64_t)r;
 		len -= (uint64_t)r;
+		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)r);
 	}
 out:
 	free(buf);
@@ -180,6 +211,7 @@ host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len, struct
 		so += (uint64_t)n;
 		dof += (uint64_t)n;
 		left -= (uint64_t)n;
+		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n);
 	}
 	if (left > 0) {
 		int rc = rw_copy(fd_in, so, fd_out, dof, left);
@@ -207,6 +239,7 @@ zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_st
 			st->bytes_zeroed += len;
 		}
 		xch_stats_fallback(st, XCOPY_FB_HOLE, len);
+		xch_progress_add(XCOPY_METHOD_ZERO, len);
 		return 0;
 	}
 	if (flags & XCOPY_REQUIRE_OFFLOAD) {
@@ -228,6 +261,7 @@ zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_st
 			st->bytes_zeroed += (uint64_t)w;
 			st->bytes_fallback += (uint64_t)w;
 		}
+		xch_progress_add(XCOPY_METHOD_ZERO, (uint64_t)w);
 	}
 	xch_stats_fallback(st, XCOPY_FB_HOLE, 0);
 	return 0;
@@ -567,11 +601,7 @@ copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t
 	}
 	if (rc != 0) {
 		XCH_DBG("no SCSI device under the files (%d): host copy", rc);
-		return all_fallback(j, so, dof, len,
-				    rc == -EACCES || rc == -EPERM ? XCOPY_FB_PERMISSION
-				    : rc == -EINVAL ? XCOPY_FB_UNALIGNED
-				    : rc == -ENODEV || rc == -ENOENT ? XCOPY_FB_NOT_SCSI
-								     : XCOPY_FB_TRANSPORT);
+		return all_fallback(j, so, dof, len, xch_file_dev_reason(rc));
 	}
 	s->close_dev = s->dev->cache_fd == -2;
 	d->close_dev = d->dev->cache_fd == -2 && d->dev != s->dev;
@@ -632,6 +662,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	j.fd_out = fd_out;
 	j.flags = flags;
 	j.st = stats;
+	xch_progress_begin(len);
 	pthread_mutex_lock(&g_lock);
 	rc = copy_locked(&j, &s, &d, so, dof, len);
 	pthread_mutex_unlock(&g_lock);
@@ -639,6 +670,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	for (i = 0; i < j.nfb && rc == 0; i++) {
 		rc = host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);
 	}
+	xch_progress_end();
 	free(j.fb);
 	if (rc == 0) {
 		struct stat now;

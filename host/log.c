@@ -5,6 +5,7 @@
  * callback (none by default).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -15,6 +16,13 @@ static enum xcopy_log_level g_log_max = XCOPY_LOG_ERROR;
 static void *g_log_arg;
 static xcopy_progress_fn g_progress_fn;
 static void *g_progress_arg;
+static xcopy_progress_ex_fn g_progress_ex_fn;
+static void *g_progress_ex_arg;
+
+/* The progress of the outermost public call (they nest: dm pieces). */
+static pthread_mutex_t g_progress_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned g_progress_depth;
+static uint64_t g_progress_done, g_progress_total;
 
 void
 xcopy_set_log(xcopy_log_fn fn, enum xcopy_log_level max_level, void *arg)
@@ -29,6 +37,13 @@ xcopy_set_progress(xcopy_progress_fn fn, void *arg)
 {
 	g_progress_fn = fn;
 	g_progress_arg = arg;
+}
+
+void
+xcopy_set_progress_ex(xcopy_progress_ex_fn fn, void *arg)
+{
+	g_progress_ex_fn = fn;
+	g_progress_ex_arg = arg;
 }
 
 void
@@ -48,11 +63,52 @@ xch_log(enum xcopy_log_level lvl, const char *fmt, ...)
 }
 
 void
-xch_progress(uint64_t done, uint64_t total)
+xch_progress_begin(uint64_t total)
 {
-	if (g_progress_fn != NULL) {
-		g_progress_fn(done, total, g_progress_arg);
+	pthread_mutex_lock(&g_progress_lock);
+	if (g_progress_depth++ == 0) {
+		g_progress_done = 0;
+		g_progress_total = total;
 	}
+	pthread_mutex_unlock(&g_progress_lock);
+}
+
+void
+xch_progress_end(void)
+{
+	pthread_mutex_lock(&g_progress_lock);
+	if (g_progress_depth > 0) {
+		g_progress_depth--;
+	}
+	pthread_mutex_unlock(&g_progress_lock);
+}
+
+void
+xch_progress_add(enum xcopy_method m, uint64_t bytes)
+{
+	struct xcopy_progress p;
+
+	if ((g_progress_fn == NULL && g_progress_ex_fn == NULL) || bytes == 0) {
+		return;
+	}
+	/* one report at a time, in order: done never decreases */
+	pthread_mutex_lock(&g_progress_lock);
+	g_progress_done += bytes;
+	/* a range redone (mapping moved) is counted once */
+	if (g_progress_done > g_progress_total) {
+		g_progress_done = g_progress_total;
+	}
+	p.done = g_progress_done;
+	p.total = g_progress_total;
+	p.bytes = bytes;
+	p.method = m;
+	if (g_progress_fn != NULL) {
+		g_progress_fn(p.done, p.total, g_progress_arg);
+	}
+	if (g_progress_ex_fn != NULL) {
+		g_progress_ex_fn(&p, g_progress_ex_arg);
+	}
+	pthread_mutex_unlock(&g_progress_lock);
 }
 
 static const char *const g_reason_names[XCOPY_FB_REASON_COUNT] = {

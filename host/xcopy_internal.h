@@ -274,6 +274,20 @@ enum xch_src_class xch_src_extent_class(uint32_t flags, enum xcopy_fallback_reas
 /* May the copy manager write under a destination extent with these flags? */
 bool xch_dst_extent_ok(uint32_t flags, enum xcopy_fallback_reason *why);
 
+/*
+ * The device handles under files (file.c's cache): with the cache locked,
+ * the handle for a file system's device and its partition's byte offset;
+ * *must_close when the cache was full (the caller closes it). 0 or -errno,
+ * which xch_file_dev_reason() turns into the fallback reason.
+ */
+void xch_file_cache_lock(void);
+void xch_file_cache_unlock(void);
+int xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close);
+enum xcopy_fallback_reason xch_file_dev_reason(int rc);
+
+/* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (explain.c). */
+int xch_kernel_at_least(const char *release, int major, int minor);
+
 enum xch_piece_kind {
 	XCH_PIECE_OFFLOAD = 0,
 	XCH_PIECE_HOLE,
@@ -344,7 +358,13 @@ int xch_dev_range_check(const struct xcopy_dev *d, uint64_t lba, uint64_t n);
 /* ------------------------------------------------------------------------ */
 
 void xch_log(enum xcopy_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void xch_progress(uint64_t done, uint64_t total);
+/*
+ * Progress of the outermost public copy call: begin(total) / end() around
+ * it (nested calls add to the outer one), add() wherever bytes are done.
+ */
+void xch_progress_begin(uint64_t total);
+void xch_progress_add(enum xcopy_method m, uint64_t bytes);
+void xch_progress_end(void);
 
 #define XCH_ERR(...) xch_log(XCOPY_LOG_ERROR, __VA_ARGS__)
 #define XCH_WARN(...) xch_log(XCOPY_LOG_WARN, __VA_ARGS__)

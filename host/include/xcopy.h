@@ -166,6 +166,81 @@ int xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *ds
 void xcopy_dev_close(struct xcopy_dev *dev);
 
 /* ------------------------------------------------------------------------ */
+/* Plans: what a copy would do, without doing it (xcopy_file_plan(3))        */
+/* ------------------------------------------------------------------------ */
+
+enum xcopy_plan_kind {
+	XCOPY_PLAN_OFFLOAD = 0,   /* by EXTENDED COPY: see the segments naming it */
+	XCOPY_PLAN_HOST,          /* copied by the host; why says why */
+	XCOPY_PLAN_ZERO,          /* source hole: the destination is zeroed */
+	XCOPY_PLAN_ALLOCATE,      /* destination allocated written first
+				   * (FALLOC_FL_WRITE_ZEROES), then offloaded: its
+				   * LBAs exist only then, so no segments here */
+};
+
+/* A range of the copy and how it would go. */
+struct xcopy_plan_extent {
+	enum xcopy_plan_kind kind;
+	enum xcopy_fallback_reason why; /* HOST, ZERO, ALLOCATE: the statistics' reason */
+	uint64_t src_off;         /* bytes: file offsets, or from the device handles' start */
+	uint64_t dst_off;
+	uint64_t len;
+	uint64_t src_lba;         /* OFFLOAD: whole-LU logical block addresses */
+	uint64_t dst_lba;
+};
+
+/* One block-to-block (02h) segment descriptor. */
+struct xcopy_plan_segment {
+	size_t extent;            /* index into extents */
+	uint64_t src_lba;         /* whole-LU */
+	uint64_t dst_lba;
+	uint32_t nblocks;
+};
+
+/* One EXTENDED COPY command: consecutive segments. */
+struct xcopy_plan_command {
+	size_t first_segment;
+	size_t nsegments;
+	uint64_t bytes;
+};
+
+struct xcopy_plan {
+	char src_dev[64];         /* the devices the commands would use ("": none) */
+	char dst_dev[64];
+	uint32_t block_size;
+	bool same_lu;             /* one CSCD descriptor (source and destination on one LU) */
+	enum xcopy_fallback_reason blocker; /* why nothing is offloaded, or XCOPY_FB_NONE */
+	uint32_t max_segments;    /* per command, as planned (target limits) */
+	uint32_t max_desc_list_len;
+	uint32_t max_segment_blocks;
+	struct xcopy_plan_extent *extents;
+	size_t nextents;
+	struct xcopy_plan_segment *segments;
+	size_t nsegments;
+	struct xcopy_plan_command *commands;
+	size_t ncommands;
+};
+
+/*
+ * Plan xcopy_file_range(fd_in, &off_in, fd_out, &off_out, len, flags)
+ * without writing anything: the extents (FIEMAP of both files), the segments
+ * and the commands, within the target's limits. fd_out may be a directory
+ * (a destination not created yet: planned as empty, on that file system).
+ * Discovery commands (INQUIRY...) are sent; no data moves. A plan is a
+ * prediction: the copy decides again from what the target answers. 0 with
+ * *out (free with xcopy_plan_free), or -errno.
+ */
+int xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t len,
+		    unsigned flags, struct xcopy_plan **out);
+
+/* The same for xcopy_dev_copy(); -EOPNOTSUPP for device-mapper volumes. */
+int xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst,
+		   uint64_t dst_lba, uint64_t nblocks, unsigned flags, struct xcopy_plan **out);
+
+/* Free a plan; NULL is a no-op. */
+void xcopy_plan_free(struct xcopy_plan *plan);
+
+/* ------------------------------------------------------------------------ */
 /* Logging                                                                   */
 /* ------------------------------------------------------------------------ */
 
@@ -185,9 +260,12 @@ typedef void (*xcopy_log_fn)(enum xcopy_log_level level, const char *msg, void *
 void xcopy_set_log(xcopy_log_fn fn, enum xcopy_log_level max_level, void *arg);
 
 /*
- * Progress callback: called after each command with the bytes done so far.
- * With several commands in flight it may be called from the library's own
- * threads, one call at a time, done never decreasing within a copy.
+ * Progress callback: called as bytes of a copy are done (after each EXTENDED
+ * COPY command, each host copy chunk, each zeroed range) with the bytes done
+ * so far and the total of the current xcopy_file_range() / xcopy_dev_copy()
+ * call. Process-wide; set it before copying. With several commands in flight
+ * it may be called from the library's own threads, one call at a time, done
+ * never decreasing within a copy.
  */
 typedef void (*xcopy_progress_fn)(uint64_t done, uint64_t total, void *arg);
 void xcopy_set_progress(xcopy_progress_fn fn, void *arg);
@@ -200,6 +278,32 @@ void xcopy_set_progress(xcopy_progress_fn fn, void *arg);
  * command at a time (iscsi:// handles). Process-wide.
  */
 void xcopy_set_inflight(unsigned n);
+
+/* How the bytes of a progress report were moved. */
+enum xcopy_method {
+	XCOPY_METHOD_OFFLOAD = 0, /* by the copy manager (EXTENDED COPY) */
+	XCOPY_METHOD_HOST,        /* by the host: copy_file_range, read/write, READ/WRITE */
+	XCOPY_METHOD_ZERO,        /* destination zeroed for a source hole */
+};
+
+/*
+ * One progress report (see xcopy_set_progress_ex(3)). Owned by the library,
+ * valid during the callback only; fields may be appended in later versions.
+ */
+struct xcopy_progress {
+	uint64_t done;            /* bytes of the current call done so far */
+	uint64_t total;           /* bytes the current call copies */
+	uint64_t bytes;           /* bytes this report adds to done */
+	enum xcopy_method method; /* how those bytes were moved */
+};
+
+typedef void (*xcopy_progress_ex_fn)(const struct xcopy_progress *p, void *arg);
+
+/*
+ * Like xcopy_set_progress(), with how each report's bytes moved. Both
+ * callbacks may be set; NULL removes this one. Process-wide.
+ */
+void xcopy_set_progress_ex(xcopy_progress_ex_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

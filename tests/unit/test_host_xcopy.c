@@ -480,6 +480,125 @@ host_xcopy_argument_checks(void)
 	fk_free(f);
 }
 
+/* xcopy_dev_plan: the planner's segments and commands, and nothing sent. */
+static void
+host_xcopy_dev_plan_matches_copy(void)
+{
+	struct fk *f = fk_new();
+	struct xcopy_plan *pl = NULL;
+	struct xcopy_dev *d;
+	uint64_t bytes = 0, lba = 0;
+	size_t i;
+
+	f->lim.max_seg_len = 16 * FK_BS;
+	f->lim.max_seg = 4;
+	d = ut_open(f, 0, 0, 0);
+	UT_ASSERT_FATAL(xcopy_dev_plan(d, 0, d, 3000, 1000, 0, &pl) == 0);
+	CU_ASSERT_EQUAL(f->nxcopy, 0);
+	CU_ASSERT_EQUAL(f->nrw, 0);
+	CU_ASSERT_EQUAL(pl->blocker, XCOPY_FB_NONE);
+	CU_ASSERT_TRUE(pl->same_lu);
+	CU_ASSERT_EQUAL(pl->nextents, 1);
+	CU_ASSERT_EQUAL(pl->extents[0].kind, XCOPY_PLAN_OFFLOAD);
+	CU_ASSERT_EQUAL(pl->extents[0].dst_lba, 3000);
+	/* what the copy test above sends: 63 segments in 16 commands of <= 4 */
+	CU_ASSERT_EQUAL(pl->nsegments, 63);
+	CU_ASSERT_EQUAL(pl->ncommands, 16);
+	CU_ASSERT_EQUAL(pl->max_segments, 4);
+	for (i = 0; i < pl->nsegments; i++) {
+		CU_ASSERT_EQUAL(pl->segments[i].src_lba, lba);
+		CU_ASSERT_EQUAL(pl->segments[i].dst_lba, 3000 + lba);
+		lba += pl->segments[i].nblocks;
+	}
+	CU_ASSERT_EQUAL(lba, 1000);
+	for (i = 0; i < pl->ncommands; i++) {
+		CU_ASSERT_TRUE(pl->commands[i].nsegments <= 4);
+		bytes += pl->commands[i].bytes;
+	}
+	CU_ASSERT_EQUAL(bytes, 1000 * FK_BS);
+	xcopy_plan_free(pl);
+	/* not offloaded, with the reason: requested, past the end refused */
+	UT_ASSERT_FATAL(xcopy_dev_plan(d, 0, d, 3000, 10, XCOPY_NO_OFFLOAD, &pl) == 0);
+	CU_ASSERT_EQUAL(pl->blocker, XCOPY_FB_REQUESTED);
+	CU_ASSERT_EQUAL(pl->extents[0].kind, XCOPY_PLAN_HOST);
+	CU_ASSERT_EQUAL(pl->ncommands, 0);
+	xcopy_plan_free(pl);
+	CU_ASSERT_EQUAL(xcopy_dev_plan(d, 0, d, FK_BLOCKS - 5, 10, 0, &pl), -EINVAL);
+	CU_ASSERT_PTR_NULL(pl);
+	xcopy_dev_close(d);
+	f->tpc = false;
+	d = ut_open(f, 0, 0, 0);
+	UT_ASSERT_FATAL(xcopy_dev_plan(d, 0, d, 3000, 10, 0, &pl) == 0);
+	CU_ASSERT_EQUAL(pl->blocker, XCOPY_FB_NO_3PC);
+	CU_ASSERT_EQUAL(pl->extents[0].why, XCOPY_FB_NO_3PC);
+	xcopy_plan_free(pl);
+	xcopy_dev_close(d);
+	fk_free(f);
+}
+
+struct ut_prog {
+	int calls, old_calls;
+	uint64_t bytes[3], last_done, last_total, old_done;
+	bool monotonic;
+};
+
+static void
+ut_prog_ex(const struct xcopy_progress *p, void *arg)
+{
+	struct ut_prog *u = arg;
+
+	u->monotonic = u->monotonic && p->done >= u->last_done && p->done <= p->total;
+	u->calls++;
+	u->bytes[p->method] += p->bytes;
+	u->last_done = p->done;
+	u->last_total = p->total;
+}
+
+static void
+ut_prog_old(uint64_t done, uint64_t total, void *arg)
+{
+	struct ut_prog *u = arg;
+
+	u->old_calls++;
+	u->old_done = done;
+}
+
+/* xcopy_set_progress_ex: every command's bytes, by method; the old callback too. */
+static void
+host_xcopy_progress_reports_method(void)
+{
+	struct fk *f = fk_new();
+	struct ut_prog u = { .monotonic = true }, v = { .monotonic = true };
+	struct xcopy_dev *d;
+
+	f->lim.max_seg_len = 16 * FK_BS;
+	f->lim.max_seg = 4;
+	d = ut_open(f, 0, 0, 0);
+	xcopy_set_progress_ex(ut_prog_ex, &u);
+	xcopy_set_progress(ut_prog_old, &u);
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 3000, 1000, 0, NULL), 0);
+	CU_ASSERT_TRUE(u.monotonic);
+	CU_ASSERT_TRUE(u.calls >= 16);
+	CU_ASSERT_EQUAL(u.bytes[XCOPY_METHOD_OFFLOAD], 1000 * FK_BS);
+	CU_ASSERT_EQUAL(u.bytes[XCOPY_METHOD_HOST], 0);
+	CU_ASSERT_EQUAL(u.last_done, 1000 * FK_BS);
+	CU_ASSERT_EQUAL(u.last_total, 1000 * FK_BS);
+	CU_ASSERT_EQUAL(u.old_calls, u.calls);
+	CU_ASSERT_EQUAL(u.old_done, 1000 * FK_BS);
+	/* refused: the host's READ/WRITE bytes are reported as such */
+	xcopy_set_progress_ex(ut_prog_ex, &v);
+	xcopy_set_progress(NULL, NULL);
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 3000, 100, XCOPY_NO_OFFLOAD, NULL), 0);
+	CU_ASSERT_EQUAL(v.bytes[XCOPY_METHOD_HOST], 100 * FK_BS);
+	CU_ASSERT_EQUAL(v.bytes[XCOPY_METHOD_OFFLOAD], 0);
+	CU_ASSERT_EQUAL(v.last_done, 100 * FK_BS);
+	CU_ASSERT_EQUAL(v.last_total, 100 * FK_BS);
+	CU_ASSERT_TRUE(v.monotonic);
+	xcopy_set_progress_ex(NULL, NULL);
+	xcopy_dev_close(d);
+	fk_free(f);
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "discovery_reads_limits_and_designator",
 	  host_xcopy_discovery_reads_limits_and_designator },
@@ -505,6 +624,8 @@ static CU_TestInfo g_tests[] = {
 	{ "partition_window_offsets_lbas", host_xcopy_partition_window_offsets_lbas },
 	{ "pairs_outside_window_never_sent", host_xcopy_pairs_outside_window_never_sent },
 	{ "argument_checks", host_xcopy_argument_checks },
+	{ "dev_plan_matches_copy", host_xcopy_dev_plan_matches_copy },
+	{ "progress_reports_method", host_xcopy_progress_reports_method },
 	CU_TEST_INFO_NULL,
 };
 UT_SUITE(host_xcopy, g_tests)

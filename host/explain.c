@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Plans without copies (xcopy_file_plan, xcopy_dev_plan): the same mapping
+ * (FIEMAP pieces), the same blocker checks and the same planner the copies
+ * use, turned into a public description. Nothing is written: destination
+ * ranges the copy would allocate first are reported as such.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "xcopy_internal.h"
+
+int
+xch_kernel_at_least(const char *release, int major, int minor)
+{
+	int a = 0, b = 0;
+
+	if (release == NULL || sscanf(release, "%d.%d", &a, &b) != 2) {
+		return -1;
+	}
+	return a > major || (a == major && b >= minor);
+}
+
+/* FALLOC_FL_WRITE_ZEROES (what the copy allocates a destination with) came in Linux 6.17. */
+static bool
+write_zeroes_available(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && xch_kernel_at_least(u.release, 6, 17) == 1;
+}
+
+static int
+add_extent(struct xcopy_plan *pl, size_t *cap, const struct xcopy_plan_extent *e)
+{
+	struct xcopy_plan_extent *nv;
+
+	if (pl->nextents == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		nv = realloc(pl->extents, *cap * sizeof(*nv));
+		if (nv == NULL) {
+			return -ENOMEM;
+		}
+		pl->extents = nv;
+	}
+	pl->extents[pl->nextents++] = *e;
+	return 0;
+}
+
+/* Every OFFLOAD extent becomes HOST for why (the whole copy falls back). */
+static void
+all_host(struct xcopy_plan *pl, enum xcopy_fallback_reason why)
+{
+	size_t i;
+
+	pl->blocker = why;
+	for (i = 0; i < pl->nextents; i++) {
+		if (pl->extents[i].kind == XCOPY_PLAN_OFFLOAD ||
+		    pl->extents[i].kind == XCOPY_PLAN_ALLOCATE) {
+			pl->extents[i].kind = XCOPY_PLAN_HOST;
+			pl->extents[i].why = why;
+		}
+	}
+}
+
+/* The planner's segments and commands, public (pairs[i] came from extents[ext[i]]). */
+static int
+export_plan(struct xcopy_plan *pl, const struct xch_plan *xp, const struct xch_pair *pairs,
+	    const size_t *ext)
+{
+	size_t i, k;
+
+	if (xp->nseg == 0) {
+		return 0;
+	}
+	pl->segments = calloc(xp->nseg, sizeof(*pl->segments));
+	pl->commands = calloc(xp->ncmd, sizeof(*pl->commands));
+	if (pl->segments == NULL || pl->commands == NULL) {
+		return -ENOMEM;
+	}
+	for (i = 0; i < xp->nseg; i++) {
+		const struct xch_seg *sg = &xp->seg[i];
+		struct xcopy_plan_segment *o = &pl->segments[i];
+
+		o->extent = ext[sg->pair];
+		o->src_lba = pairs[sg->pair].src_lba + sg->skip;
+		o->dst_lba = pairs[sg->pair].dst_lba + sg->skip;
+		o->nblocks = sg->nblocks;
+	}
+	pl->nsegments = xp->nseg;
+	for (i = 0; i < xp->ncmd; i++) {
+		struct xcopy_plan_command *c = &pl->commands[i];
+
+		c->first_segment = xp->cmd[i].first;
+		c->nsegments = xp->cmd[i].nseg;
+		for (k = 0; k < c->nsegments; k++) {
+			c->bytes += (uint64_t)pl->segments[c->first_segment + k].nblocks *
+				    pl->block_size;
+		}
+	}
+	pl->ncommands = xp->ncmd;
+	return 0;
+}
+
+/* Segments and commands for the OFFLOAD extents, as xch_copy_pairs plans them. */
+static int
+plan_commands(struct xcopy_plan *pl, const struct xcopy_dev *src, const struct xcopy_dev *dst,
+	      unsigned flags)
+{
+	struct xch_plan_limits lim;
+	struct xch_plan xp;
+	struct xch_pair *pairs;
+	size_t *ext, n = 0, i;
+	int rc;
+
+	snprintf(pl->src_dev, sizeof(pl->src_dev), "%s", src->name);
+	snprintf(pl->dst_dev, sizeof(pl->dst_dev), "%s", dst->name);
+	pl->block_size = src->caps.block_size;
+	pl->same_lu = xch_same_lu(src, dst);
+	xch_plan_limits_get(src, dst, pl->same_lu ? 1 : 2, &lim);
+	pl->max_segments = lim.max_seg;
+	pl->max_desc_list_len = lim.max_desc_list_len;
+	pl->max_segment_blocks = lim.max_seg_blocks;
+	pl->blocker = (flags & XCOPY_NO_OFFLOAD) ? XCOPY_FB_REQUESTED : xch_offload_blocker(src, dst);
+	if (pl->blocker != XCOPY_FB_NONE) {
+		all_host(pl, pl->blocker);
+		return 0;
+	}
+	pairs = calloc(pl->nextents ? pl->nextents : 1, sizeof(*pairs));
+	ext = calloc(pl->nextents ? pl->nextents : 1, sizeof(*ext));
+	if (pairs == NULL || ext == NULL) {
+		free(pairs);
+		free(ext);
+		return -ENOMEM;
+	}
+	for (i = 0; i < pl->nextents; i++) {
+		const struct xcopy_plan_extent *e = &pl->extents[i];
+
+		if (e->kind == XCOPY_PLAN_OFFLOAD) {
+			pairs[n].src_lba = e->src_lba;
+			pairs[n].dst_lba = e->dst_lba;
+			pairs[n].nblocks = e->len / pl->block_size;
+			ext[n++] = i;
+		}
+	}
+	rc = xch_plan_build(pairs, n, &lim, &xp);
+	if (rc == -EINVAL) {
+		all_host(pl, XCOPY_FB_INVALID_PARAM);
+		rc = 0;
+	} else if (rc == 0) {
+		rc = export_plan(pl, &xp, pairs, ext);
+	}
+	xch_plan_free(&xp);
+	free(pairs);
+	free(ext);
+	return rc;
+}
+
+void
+xcopy_plan_free(struct xcopy_plan *plan)
+{
+	if (plan == NULL) {
+		return;
+	}
+	free(plan->extents);
+	free(plan->segments);
+	free(plan->commands);
+	free(plan);
+}
+
+int
+xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+	       uint64_t nblocks, unsigned flags, struct xcopy_plan **out)
+{
+	struct xcopy_plan_extent e;
+	struct xcopy_plan *pl;
+	size_t cap = 0;
+	uint64_t bs;
+	int rc;
+
+	*out = NULL;
+	if (src == NULL || dst == NULL ||
+	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
+	    src->caps.block_size != dst->caps.block_size || src->caps.block_size == 0) {
+		return -EINVAL;
+	}
+	if (src_lba > src->caps.part_blocks || nblocks > src->caps.part_blocks - src_lba ||
+	    dst_lba > dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
+		return -EINVAL;
+	}
+	if (src->dm != NULL || dst->dm != NULL) {
+		return -EOPNOTSUPP;
+	}
+	pl = calloc(1, sizeof(*pl));
+	if (pl == NULL) {
+		return -ENOMEM;
+	}
+	bs = src->caps.block_size;
+	memset(&e, 0, sizeof(e));
+	e.kind = XCOPY_PLAN_OFFLOAD;
+	e.src_off = src_lba * bs;
+	e.dst_off = dst_lba * bs;
+	e.len = nblocks * bs;
+	e.src_lba = src->caps.part_start + src_lba;
+	e.dst_lba = dst->caps.part_start + dst_lba;
+	rc = nblocks ? add_extent(pl, &cap, &e) : 0;
+	if (rc == 0) {
+		rc = plan_commands(pl, src, dst, flags);
+	}
+	if (rc != 0) {
+		xcopy_plan_free(pl);
+		return rc;
+	}
+	*out = pl;
+	return 0;
+}
+
+/* --- files ------------------------------------------------------------------- */
+
+/* A mapping piece as a plan extent (part offsets: the partitions' bytes on their LUs). */
+static void
+piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64_t bs, bool wz,
+	     struct xcopy_plan_extent *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->src_off = p->src_off;
+	e->dst_off = p->dst_off;
+	e->len = p->len;
+	e->why = p->why;
+	switch (p->kind) {
+	case XCH_PIECE_OFFLOAD:
+		e->kind = XCOPY_PLAN_OFFLOAD;
+		e->src_lba = (s_part + p->src_phys) / bs;
+		e->dst_lba = (d_part + p->dst_phys) / bs;
+		break;
+	case XCH_PIECE_HOLE:
+		e->kind = XCOPY_PLAN_ZERO;
+		break;
+	default:
+		/* the copy allocates unwritten destinations written first, if the kernel can */
+		if (p->why == XCOPY_FB_DST_EXTENT) {
+			e->kind = wz ? XCOPY_PLAN_ALLOCATE : XCOPY_PLAN_HOST;
+			e->why = wz ? XCOPY_FB_DST_EXTENT : XCOPY_FB_ALLOC;
+		} else {
+			e->kind = XCOPY_PLAN_HOST;
+		}
+	}
+}
+
+struct fplan {
+	int fd_in, fd_out;     /* fd_out < 0: no destination file yet */
+	uint64_t so, dof, len;
+	struct xcopy_dev *s, *d;
+	uint64_t s_part, d_part;
+};
+
+/* The extents of a file copy between the devices found (the cache is locked). */
+static int
+file_extents(struct xcopy_plan *pl, size_t *cap, const struct fplan *f)
+{
+	struct xch_fext *se = NULL, *de = NULL;
+	struct xch_piece *pv = NULL;
+	size_t ns = 0, nd = 0, np = 0, i;
+	uint64_t bs = f->s->caps.block_size;
+	struct xcopy_plan_extent e;
+	bool wz = write_zeroes_available();
+	int rc;
+
+	rc = xch_fiemap(f->fd_in, f->so, f->len, &se, &ns);
+	if (rc == 0 && f->fd_out >= 0) {
+		rc = xch_fiemap(f->fd_out, f->dof, f->len, &de, &nd);
+	}
+	if (rc == -EOPNOTSUPP || rc == -ENOTTY) {
+		free(se);
+		free(de);
+		return 1;      /* no extent map: the copy falls back as a whole */
+	}
+	if (rc == 0) {
+		rc = xch_map_pieces(se, ns, de, nd, f->so, f->dof, f->len, (uint32_t)bs, &pv, &np);
+	}
+	for (i = 0; rc == 0 && i < np; i++) {
+		piece_extent(&pv[i], f->s_part, f->d_part, bs, wz, &e);
+		rc = add_extent(pl, cap, &e);
+	}
+	free(se);
+	free(de);
+	free(pv);
+	return rc;
+}
+
+/* Devices, extents, commands; a reason when nothing can be offloaded. */
+static int
+file_plan_locked(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, dev_t ddev,
+		 unsigned flags, enum xcopy_fallback_reason *why)
+{
+	bool sc = false, dc = false;
+	int rc;
+
+	rc = xch_file_dev(sdev, &f->s, &f->s_part, &sc);
+	if (rc == 0) {
+		rc = xch_file_dev(ddev, &f->d, &f->d_part, &dc);
+	}
+	if (rc != 0) {
+		*why = xch_file_dev_reason(rc);
+		rc = 0;
+	} else if (f->s_part % f->s->caps.block_size != 0 ||
+		   f->d_part % f->s->caps.block_size != 0) {
+		*why = XCOPY_FB_UNALIGNED;
+	} else {
+		rc = file_extents(pl, cap, f);
+		if (rc == 1) {
+			*why = XCOPY_FB_EXTENT_FLAGS;
+			rc = 0;
+		} else if (rc == 0) {
+			rc = plan_commands(pl, f->s, f->d, flags);
+		}
+	}
+	if (sc) {
+		xcopy_dev_close(f->s);
+	}
+	if (dc && f->d != f->s) {
+		xcopy_dev_close(f->d);
+	}
+	return rc;
+}
+
+int
+xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t len,
+		unsigned flags, struct xcopy_plan **out)
+{
+	enum xcopy_fallback_reason why = XCOPY_FB_NONE;
+	struct xcopy_plan_extent e;
+	struct stat ss, ds;
+	struct xcopy_plan *pl;
+	struct fplan f;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	if ((flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 || off_in < 0 ||
+	    off_out < 0) {
+		return -EINVAL;
+	}
+	if (fstat(fd_in, &ss) != 0 || fstat(fd_out, &ds) != 0) {
+		return -errno;
+	}
+	if (!S_ISREG(ss.st_mode) || !(S_ISREG(ds.st_mode) || S_ISDIR(ds.st_mode))) {
+		return -EINVAL;
+	}
+	memset(&f, 0, sizeof(f));
+	f.fd_in = fd_in;
+	f.fd_out = S_ISREG(ds.st_mode) ? fd_out : -1;
+	f.so = (uint64_t)off_in;
+	f.dof = (uint64_t)off_out;
+	/* like the copy: stop at the source's end */
+	f.len = f.so >= (uint64_t)ss.st_size ? 0 : (uint64_t)ss.st_size - f.so;
+	f.len = len < f.len ? len : f.len;
+	pl = calloc(1, sizeof(*pl));
+	if (pl == NULL) {
+		return -ENOMEM;
+	}
+	rc = 0;
+	if (f.len > 0 && (flags & XCOPY_NO_OFFLOAD)) {
+		why = XCOPY_FB_REQUESTED;
+	} else if (f.len > 0) {
+		xch_file_cache_lock();
+		rc = file_plan_locked(pl, &cap, &f, ss.st_dev, ds.st_dev, flags, &why);
+		xch_file_cache_unlock();
+	}
+	if (rc == 0 && why != XCOPY_FB_NONE) {
+		/* nothing offloadable: the whole range, one host extent */
+		memset(&e, 0, sizeof(e));
+		e.kind = XCOPY_PLAN_HOST;
+		e.why = why;
+		e.src_off = f.so;
+		e.dst_off = f.dof;
+		e.len = f.len;
+		pl->nextents = 0;
+		pl->blocker = why;
+		rc = add_extent(pl, &cap, &e);
+	}
+	if (rc != 0) {
+		xcopy_plan_free(pl);
+		return rc;
+	}
+	*out = pl;
+	return 0;
+}
