@@ -12,6 +12,7 @@ LIBXCOPY_PC := $(BUILD)/host/libxcopy.pc
 HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host $(ISCSI_CFLAGS)
 $(BUILD)/obj/host/%.o $(BUILD)/san/host/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(BUILD)/san/tests/unit/test_host_%.o: XCFLAGS += $(HOST_XCFLAGS)
+$(BUILD)/san/tests/unit/test_xcp_%.o: XCFLAGS += $(HOST_XCFLAGS) -I$(TOP)/host/cli
 
 # The archive carries the engine objects too, so users link one library.
 $(LIBXCOPY_A): $(filter-out $(BUILD)/obj/host/cli/%,$(HOST_OBJS)) $(ENGINE_OBJS)
@@ -27,8 +28,12 @@ $(LIBXCOPY_SO): $(HOST_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
 		-o $@.$(LIBXCOPY_SOVER) $(HOST_OBJS) $(LIBXCM) $(HOST_LIBS)
 	$(Q)ln -sf $(notdir $@).$(LIBXCOPY_SOVER) $@
 
-$(BUILD)/obj/host/cli/xcp.o: XCFLAGS += $(HOST_XCFLAGS)
-$(XCP): $(BUILD)/obj/host/cli/xcp.o $(LIBXCOPY_A)
+# xcp: host/cli/*.c; xcp_fmt.c (formatting, JSON) and xcp_report.c (reports,
+# progress line) are unit-tested.
+XCP_SRCS := $(sort $(wildcard $(TOP)/host/cli/*.c))
+XCP_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(XCP_SRCS))
+$(BUILD)/obj/host/cli/%.o $(BUILD)/san/host/cli/%.o: XCFLAGS += $(HOST_XCFLAGS)
+$(XCP): $(XCP_OBJS) $(LIBXCOPY_A)
 	$(call msg,LD,host/$(notdir $@))
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -40,7 +45,7 @@ $(LIBXCOPY_PC): $(TOP)/host/libxcopy.pc.in $(FLAGS_STAMP) $(TOP)/debian/changelo
 ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
 
 # Unit tests: the host objects (not the CLI) with sanitizers.
-UT_SAN_OBJS += $(HOST_SAN_OBJS)
+UT_SAN_OBJS += $(HOST_SAN_OBJS) $(BUILD)/san/host/cli/xcp_fmt.o $(BUILD)/san/host/cli/xcp_report.o
 UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 
 .PHONY: install-host
@@ -74,3 +79,9 @@ check-man:
 	if [ -n "$$miss" ]; then echo "no manual page for:$$miss"; exit 1; fi; \
 	echo "manual pages: every public function of xcopy.h has one"
 test-unit: check-man
+
+# xcp's interface: progress on a pty (script(1)), --stats=json parsed, dry run, exit codes.
+.PHONY: test-xcp-cli
+test-xcp-cli: $(XCP)
+	$(Q)$(TOP)/tests/scripts/test-xcp.sh $(XCP)
+test-unit: test-xcp-cli

@@ -3,28 +3,22 @@
  * xcp: copy a file, a block range or an iSCSI LU range with SCSI EXTENDED
  * COPY offload (libxcopy), falling back to a host copy per range.
  *
- * Exit codes: 0 copied; 1 usage; 2 copy failed; 3 offload required
- * (--require-offload) but refused; 4 cannot open source or destination.
+ * Exit codes (xcp.1): 0 copied (or planned, --dry-run); 1 usage; 2 copy
+ * failed; 3 offload required (--require-offload) but refused; 4 cannot open
+ * source or destination.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xcopy.h"
-
-enum {
-	EXIT_OK = 0,
-	EXIT_USAGE = 1,
-	EXIT_COPY = 2,
-	EXIT_REFUSED = 3,
-	EXIT_OPEN = 4,
-};
+#include "xcp.h"
 
 struct opts {
 	const char *src, *dst;
@@ -33,8 +27,19 @@ struct opts {
 	uint64_t src_off, dst_off, length;
 	bool have_off, have_len;
 	unsigned flags;
-	bool progress, stats;
+	int progress;          /* -1 auto (stderr is a TTY), 0 off, 1 on */
+	enum { STATS_NONE, STATS_TEXT, STATS_JSON } stats;
+	bool dry_run, quiet;
 	int verbose;
+};
+
+/* What the run did, for the messages, the JSON report and the exit code. */
+struct run {
+	const struct opts *o;
+	struct xcopy_stats st;
+	struct xcp_progress prog;
+	char error[512];
+	int exit_code;
 };
 
 static void
@@ -49,14 +54,31 @@ usage(FILE *f)
 		"  --offset N | --src-offset N --dst-offset N --length N   file ranges (bytes)\n"
 		"  --require-offload   fail (exit 3) rather than copy on the host\n"
 		"  --no-offload        host copy only\n"
-		"  --progress          progress on stderr\n"
-		"  --stats             print statistics\n"
+		"  -n, --dry-run, --explain   print the plan (extents, segments, commands);\n"
+		"                      write nothing\n"
+		"  --progress, --no-progress  progress on stderr (default: when it is a TTY)\n"
+		"  --stats[=text|json] print statistics on stdout (json: for scripts)\n"
+		"  -q, --quiet         no notes on why bytes were copied by the host\n"
 		"  -j, --inflight N    EXTENDED COPY commands outstanding at once (1..16,\n"
 		"                      capped by the target; default $XCOPY_INFLIGHT or 1)\n"
 		"  -v                  more messages (repeat for debug)\n"
 		"  -h, --help\n"
 		"  -V, --version\n"
 		"exit: 0 ok, 1 usage, 2 copy failed, 3 offload refused, 4 cannot open\n");
+}
+
+/* The one-line error of the run: on stderr now, in the JSON report later. */
+static void __attribute__((format(printf, 3, 4)))
+fail(struct run *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	r->exit_code = code;
+	xcp_progress_clear(&r->prog);
+	fprintf(stderr, "xcp: %s\n", r->error);
 }
 
 static int
@@ -77,39 +99,8 @@ log_cb(enum xcopy_log_level lvl, const char *msg, void *arg)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
 
+	xcp_progress_clear(arg);
 	fprintf(stderr, "xcp: %s: %s\n", names[lvl <= XCOPY_LOG_DEBUG ? lvl : 0], msg);
-}
-
-static void
-progress_cb(uint64_t done, uint64_t total, void *arg)
-{
-	fprintf(stderr, "\r%" PRIu64 " / %" PRIu64 " MiB", done >> 20, total >> 20);
-	if (done >= total) {
-		fputc('\n', stderr);
-	}
-}
-
-static void
-print_stats(const struct xcopy_stats *st)
-{
-	uint64_t tot = st->bytes_offloaded + st->bytes_fallback;
-	int r;
-
-	printf("bytes offloaded:   %" PRIu64 "\n", st->bytes_offloaded);
-	printf("bytes by fallback: %" PRIu64 "\n", st->bytes_fallback);
-	printf("bytes zeroed:      %" PRIu64 "\n", st->bytes_zeroed);
-	printf("offloaded:         %.2f %%\n", tot ? 100.0 * (double)st->bytes_offloaded / (double)tot
-						   : 0.0);
-	printf("xcopy commands:    %" PRIu64 " (%" PRIu64 " failed, %" PRIu64 " segments)\n",
-	       st->xcopy_cmds, st->xcopy_failed, st->segments);
-	printf("other commands:    %" PRIu64 "\n", st->other_cmds);
-	for (r = 1; r < XCOPY_FB_REASON_COUNT; r++) {
-		if (st->fallback_ranges[r] != 0) {
-			printf("fallback %-24s %" PRIu64 " ranges, %" PRIu64 " bytes\n",
-			       xcopy_fallback_reason_name((enum xcopy_fallback_reason)r),
-			       st->fallback_ranges[r], st->fallback_bytes[r]);
-		}
-	}
 }
 
 static bool
@@ -123,207 +114,388 @@ is_device(const char *p)
 	return stat(p, &st) == 0 && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode));
 }
 
-static int
-exit_for(int rc, unsigned flags)
+/* What to do about an open failure. */
+static const char *
+open_hint(const char *what, int err)
 {
-	if (rc >= 0) {
-		return EXIT_OK;
+	bool url = strncmp(what, "iscsi://", 8) == 0;
+
+	switch (err) {
+	case ENOENT: return url ? "no such target or LU at that portal" : NULL;
+	case EACCES:
+	case EPERM: return url ? "the target refused this initiator (ACL): set XCOPY_INITIATOR_IQN"
+			       : "no permission: run as root or get access to the file or device node";
+	case ECONNREFUSED:
+	case EHOSTUNREACH:
+	case ETIMEDOUT: return "no iSCSI portal answered: check host, port and the target";
+	case ENODEV:
+	case ENOTBLK: return "not a SCSI disk or partition (see xcp(1) for device-mapper volumes)";
+	case EISDIR: return "xcp copies files, not directory trees";
+	default: return NULL;
 	}
-	if ((flags & XCOPY_REQUIRE_OFFLOAD) && (rc == -EOPNOTSUPP || rc == -EXDEV)) {
-		return EXIT_REFUSED;
-	}
-	return EXIT_COPY;
 }
 
-static int
-copy_devices(const struct opts *o, struct xcopy_stats *st)
+static void
+fail_open(struct run *r, const char *what, int err)
 {
+	const char *h = open_hint(what, err);
+
+	fail(r, XCP_EXIT_OPEN, "cannot open %s: %s%s%s", what, strerror(err), h ? ": " : "",
+	     h ? h : "");
+}
+
+/* A failed copy: the exit code and one line with the cause and what to do. */
+static void
+fail_copy(struct run *r, int rc)
+{
+	int e = -rc;
+
+	if ((r->o->flags & XCOPY_REQUIRE_OFFLOAD) && (e == EOPNOTSUPP || e == EXDEV)) {
+		fail(r, XCP_EXIT_REFUSED, "offload refused (--require-offload): %s; "
+		     "run xcp --explain for the ranges and reasons, or drop --require-offload",
+		     e == EXDEV ? "the ranges are not reachable by one copy manager"
+				: "the device or a range cannot be offloaded");
+		return;
+	}
+	fail(r, XCP_EXIT_COPY, "copy failed: %s%s", strerror(e),
+	     e == EINVAL ? ": ranges overlap on one file or LU, or leave the device" :
+	     e == ENOSPC ? ": the destination is full" :
+	     e == EIO ? ": I/O error (see dmesg and xcp -v)" : "");
+}
+
+/* The plan's verdict: 1 (some range by the host) fails --require-offload. */
+static void
+plan_result(struct run *r, int rc)
+{
+	if (rc < 0) {
+		fail(r, XCP_EXIT_COPY, "cannot plan the copy: %s%s", strerror(-rc),
+		     rc == -EOPNOTSUPP ? " (device-mapper volumes are not planned)" : "");
+	} else if (rc == 1 && (r->o->flags & XCOPY_REQUIRE_OFFLOAD)) {
+		fail(r, XCP_EXIT_REFUSED, "offload refused (--require-offload): the plan has ranges "
+		     "the host would copy (see their reasons above)");
+	}
+}
+
+static uint64_t
+dev_blocks(const struct opts *o, struct xcopy_dev *s, struct xcopy_dev *d)
+{
+	const struct xcopy_caps *sc = xcopy_dev_caps(s), *dc = xcopy_dev_caps(d);
+	uint64_t a, b;
+
+	if (o->have_blocks) {
+		return o->blocks;
+	}
+	a = o->src_lba < sc->part_blocks ? sc->part_blocks - o->src_lba : 0;
+	b = o->dst_lba < dc->part_blocks ? dc->part_blocks - o->dst_lba : 0;
+	return a < b ? a : b;
+}
+
+static void
+copy_devices(struct run *r)
+{
+	const struct opts *o = r->o;
 	struct xcopy_dev *s = NULL, *d = NULL;
 	uint64_t n;
-	int rc, ex;
+	int rc;
 
 	rc = xcopy_dev_open(o->src, &s);
 	if (rc != 0) {
-		fprintf(stderr, "xcp: %s: %s\n", o->src, strerror(-rc));
-		return EXIT_OPEN;
+		fail_open(r, o->src, -rc);
+		return;
 	}
 	if (strcmp(o->src, o->dst) == 0) {
 		d = s;
-	} else {
-		rc = xcopy_dev_open(o->dst, &d);
-		if (rc != 0) {
-			fprintf(stderr, "xcp: %s: %s\n", o->dst, strerror(-rc));
-			xcopy_dev_close(s);
-			return EXIT_OPEN;
-		}
+	} else if ((rc = xcopy_dev_open(o->dst, &d)) != 0) {
+		fail_open(r, o->dst, -rc);
+		xcopy_dev_close(s);
+		return;
 	}
-	if (o->have_blocks) {
-		n = o->blocks;
+	n = dev_blocks(o, s, d);
+	if (o->dry_run) {
+		printf("plan: %s -> %s, %" PRIu64 " blocks\n", o->src, o->dst, n);
+		plan_result(r, xcp_plan_devices(stdout, s, o->src_lba, d, o->dst_lba, n, o->flags));
+		rc = 0;
 	} else {
-		const struct xcopy_caps *sc = xcopy_dev_caps(s), *dc = xcopy_dev_caps(d);
-		uint64_t a = o->src_lba < sc->part_blocks ? sc->part_blocks - o->src_lba : 0;
-		uint64_t b = o->dst_lba < dc->part_blocks ? dc->part_blocks - o->dst_lba : 0;
-		n = a < b ? a : b;
+		xcp_progress_init(&r->prog, r->prog.on, r->prog.tty, n * xcopy_dev_caps(s)->block_size);
+		xcp_progress_install(&r->prog);
+		rc = xcopy_dev_copy(s, o->src_lba, d, o->dst_lba, n, o->flags, &r->st);
 	}
-	rc = xcopy_dev_copy(s, o->src_lba, d, o->dst_lba, n, o->flags, st);
-	ex = exit_for(rc, o->flags);
 	if (rc < 0) {
-		fprintf(stderr, "xcp: copy failed: %s\n", strerror(-rc));
+		fail_copy(r, rc);
 	}
 	if (d != s) {
 		xcopy_dev_close(d);
 	}
 	xcopy_dev_close(s);
-	return ex;
 }
 
-static int
-copy_files(const struct opts *o, struct xcopy_stats *st)
+static uint64_t
+file_length(const struct opts *o, const struct stat *sst)
 {
-	struct stat sst;
-	loff_t si = (loff_t)o->src_off, di = (loff_t)o->dst_off;
-	uint64_t left;
-	int in, out, ex = EXIT_OK;
-	ssize_t n;
+	if (o->have_len) {
+		return o->length;
+	}
+	return (uint64_t)sst->st_size > o->src_off ? (uint64_t)sst->st_size - o->src_off : 0;
+}
 
-	in = open(o->src, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &sst) != 0) {
-		fprintf(stderr, "xcp: %s: %s\n", o->src, strerror(errno));
-		return EXIT_OPEN;
-	}
-	/* no O_TRUNC: an existing, written destination can be copied into in place */
-	out = open(o->dst, O_WRONLY | O_CREAT | O_CLOEXEC, sst.st_mode & 0777);
-	if (out < 0) {
-		fprintf(stderr, "xcp: %s: %s\n", o->dst, strerror(errno));
-		close(in);
-		return EXIT_OPEN;
-	}
-	left = o->have_len ? o->length
-			   : ((uint64_t)sst.st_size > o->src_off ? (uint64_t)sst.st_size - o->src_off : 0);
+/* The copy loop: 1 GiB a call, so progress and errors come per call. */
+static int
+copy_fds(struct run *r, int in, int out, uint64_t left)
+{
+	int64_t si = (int64_t)r->o->src_off, di = (int64_t)r->o->dst_off;
+
 	while (left > 0) {
 		size_t chunk = left > (1ull << 30) ? (size_t)(1ull << 30) : (size_t)left;
+		ssize_t n = xcopy_file_range(in, &si, out, &di, chunk, r->o->flags, &r->st);
 
-		n = xcopy_file_range(in, &si, out, &di, chunk, o->flags, st);
 		if (n < 0) {
-			fprintf(stderr, "xcp: copy failed: %s\n", strerror((int)-n));
-			ex = exit_for((int)n, o->flags);
-			break;
+			return (int)n;
 		}
 		if (n == 0) {
 			break;
 		}
 		left -= (uint64_t)n;
 	}
-	/* whole-file copy: the destination ends where the source does */
-	if (ex == EXIT_OK && !o->have_off && !o->have_len && ftruncate(out, sst.st_size) != 0) {
-		fprintf(stderr, "xcp: %s: %s\n", o->dst, strerror(errno));
-		ex = EXIT_COPY;
+	return 0;
+}
+
+static void
+dry_run_files(struct run *r, int in, uint64_t len)
+{
+	char dir[4096];
+	const char *slash;
+	int out;
+
+	/* nothing is created or written: a missing destination is planned as empty,
+	 * on the file system of the directory it would be created in */
+	out = open(r->o->dst, O_RDONLY | O_CLOEXEC);
+	if (out < 0 && errno == ENOENT) {
+		slash = strrchr(r->o->dst, '/');
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - r->o->dst) + 1 : 1,
+			 slash ? r->o->dst : ".");
+		out = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
-	if (close(out) != 0 && ex == EXIT_OK) {
-		ex = EXIT_COPY;
+	if (out < 0) {
+		fail_open(r, r->o->dst, errno);
+		return;
+	}
+	printf("plan: %s -> %s, %" PRIu64 " bytes\n", r->o->src, r->o->dst, len);
+	plan_result(r, xcp_plan_files(stdout, in, r->o->src_off, out, r->o->dst_off, len,
+				      r->o->flags));
+	close(out);
+}
+
+static void
+copy_files(struct run *r)
+{
+	const struct opts *o = r->o;
+	struct stat sst;
+	int in, out, rc;
+
+	in = open(o->src, O_RDONLY | O_CLOEXEC);
+	if (in < 0 || fstat(in, &sst) != 0) {
+		fail_open(r, o->src, errno);
+		return;
+	}
+	if (S_ISDIR(sst.st_mode)) {
+		fail_open(r, o->src, EISDIR);
+		close(in);
+		return;
+	}
+	if (o->dry_run) {
+		dry_run_files(r, in, file_length(o, &sst));
+		close(in);
+		return;
+	}
+	/* no O_TRUNC: an existing, written destination can be copied into in place */
+	out = open(o->dst, O_WRONLY | O_CREAT | O_CLOEXEC, sst.st_mode & 0777);
+	if (out < 0) {
+		fail_open(r, o->dst, errno);
+		close(in);
+		return;
+	}
+	xcp_progress_init(&r->prog, r->prog.on, r->prog.tty, file_length(o, &sst));
+	xcp_progress_install(&r->prog);
+	rc = copy_fds(r, in, out, file_length(o, &sst));
+	if (rc < 0) {
+		fail_copy(r, rc);
+	} else if (!o->have_off && !o->have_len && ftruncate(out, sst.st_size) != 0) {
+		/* whole-file copy: the destination ends where the source does */
+		fail(r, XCP_EXIT_COPY, "cannot set the length of %s: %s", o->dst, strerror(errno));
+	}
+	if (close(out) != 0 && r->exit_code == XCP_EXIT_OK) {
+		fail(r, XCP_EXIT_COPY, "%s: %s", o->dst, strerror(errno));
 	}
 	close(in);
-	return ex;
+}
+
+enum {
+	O_SRC_LBA = 256, O_DST_LBA, O_BLOCKS, O_OFFSET, O_SRC_OFF, O_DST_OFF, O_LENGTH,
+	O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_NO_PROGRESS, O_STATS,
+};
+static const struct option g_lopts[] = {
+	{ "src-lba", required_argument, NULL, O_SRC_LBA },
+	{ "dst-lba", required_argument, NULL, O_DST_LBA },
+	{ "blocks", required_argument, NULL, O_BLOCKS },
+	{ "offset", required_argument, NULL, O_OFFSET },
+	{ "src-offset", required_argument, NULL, O_SRC_OFF },
+	{ "dst-offset", required_argument, NULL, O_DST_OFF },
+	{ "length", required_argument, NULL, O_LENGTH },
+	{ "require-offload", no_argument, NULL, O_REQUIRE },
+	{ "no-offload", no_argument, NULL, O_NO_OFFLOAD },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
+	{ "stats", optional_argument, NULL, O_STATS },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "explain", no_argument, NULL, 'n' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "inflight", required_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* getopt_long into o; returns -1 to go on, else the exit code. */
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t v = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "nqvhVj:", g_lopts, NULL)) != -1) {
+		if (c >= O_SRC_LBA && c <= O_LENGTH && parse_u64(optarg, &v) != 0) {
+			fprintf(stderr, "xcp: bad number '%s'\n", optarg);
+			return XCP_EXIT_USAGE;
+		}
+		switch (c) {
+		case O_SRC_LBA: o->src_lba = v; o->have_lba = true; break;
+		case O_DST_LBA: o->dst_lba = v; o->have_lba = true; break;
+		case O_BLOCKS: o->blocks = v; o->have_blocks = true; break;
+		case O_OFFSET: o->src_off = o->dst_off = v; o->have_off = true; break;
+		case O_SRC_OFF: o->src_off = v; o->have_off = true; break;
+		case O_DST_OFF: o->dst_off = v; o->have_off = true; break;
+		case O_LENGTH: o->length = v; o->have_len = true; break;
+		case O_REQUIRE: o->flags |= XCOPY_REQUIRE_OFFLOAD; break;
+		case O_NO_OFFLOAD: o->flags |= XCOPY_NO_OFFLOAD; break;
+		case O_PROGRESS: o->progress = 1; break;
+		case O_NO_PROGRESS: o->progress = 0; break;
+		case O_STATS:
+			if (optarg == NULL || strcmp(optarg, "text") == 0) {
+				o->stats = STATS_TEXT;
+			} else if (strcmp(optarg, "json") == 0) {
+				o->stats = STATS_JSON;
+			} else {
+				fprintf(stderr, "xcp: --stats wants text or json, not '%s'\n", optarg);
+				return XCP_EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			if (parse_u64(optarg, &v) != 0 || v < 1 || v > 16) {
+				fprintf(stderr, "xcp: --inflight takes 1..16, not '%s'\n", optarg);
+				return XCP_EXIT_USAGE;
+			}
+			xcopy_set_inflight((unsigned)v);
+			break;
+		case 'n': o->dry_run = true; break;
+		case 'q': o->quiet = true; break;
+		case 'v': o->verbose++; break;
+		case 'h': usage(stdout); return XCP_EXIT_OK;
+		case 'V': printf("xcp %s\n", XCOPY_VERSION); return XCP_EXIT_OK;
+		default: usage(stderr); return XCP_EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
+/* Options that do not go together or do not fit SRC/DST: message, or NULL. */
+static const char *
+check_args(const struct opts *o, bool dev)
+{
+	if ((o->flags & XCOPY_REQUIRE_OFFLOAD) && (o->flags & XCOPY_NO_OFFLOAD)) {
+		return "--require-offload and --no-offload exclude each other";
+	}
+	if (dev != is_device(o->dst)) {
+		return "SRC and DST must both be files or both be devices";
+	}
+	if ((dev && (o->have_off || o->have_len)) || (!dev && (o->have_lba || o->have_blocks))) {
+		return "--*-lba/--blocks are for devices, --*offset/--length for files";
+	}
+	return NULL;
+}
+
+/* Like cp: a DST that is a directory receives SRC's base name. */
+static const char *
+dst_path(const char *src, const char *dst, char *buf, size_t cap)
+{
+	const char *base = strrchr(src, '/');
+	struct stat st;
+	int n;
+
+	if (strncmp(dst, "iscsi://", 8) == 0 || stat(dst, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		return dst;
+	}
+	base = base ? base + 1 : src;
+	n = snprintf(buf, cap, "%s%s%s", dst, dst[strlen(dst) - 1] == '/' ? "" : "/", base);
+	return n > 0 && (size_t)n < cap && base[0] != '\0' ? buf : dst;
 }
 
 int
 main(int argc, char **argv)
 {
-	enum {
-		O_SRC_LBA = 256, O_DST_LBA, O_BLOCKS, O_OFFSET, O_SRC_OFF, O_DST_OFF, O_LENGTH,
-		O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_STATS,
-	};
-	unsigned long inflight;
-	char *end;
-	static const struct option lopts[] = {
-		{ "src-lba", required_argument, NULL, O_SRC_LBA },
-		{ "dst-lba", required_argument, NULL, O_DST_LBA },
-		{ "blocks", required_argument, NULL, O_BLOCKS },
-		{ "offset", required_argument, NULL, O_OFFSET },
-		{ "src-offset", required_argument, NULL, O_SRC_OFF },
-		{ "dst-offset", required_argument, NULL, O_DST_OFF },
-		{ "length", required_argument, NULL, O_LENGTH },
-		{ "require-offload", no_argument, NULL, O_REQUIRE },
-		{ "no-offload", no_argument, NULL, O_NO_OFFLOAD },
-		{ "progress", no_argument, NULL, O_PROGRESS },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "inflight", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct xcopy_stats st;
+	char dst_buf[4096];
 	struct opts o;
-	uint64_t v = 0;
-	bool dev_src, dev_dst;
-	int c, ex;
+	struct run r;
+	const char *bad;
+	double t0;
+	bool dev;
+	int ex;
 
 	memset(&o, 0, sizeof(o));
-	memset(&st, 0, sizeof(st));
-	while ((c = getopt_long(argc, argv, "vhVj:", lopts, NULL)) != -1) {
-		if (c >= O_SRC_LBA && c <= O_LENGTH) {
-			if (parse_u64(optarg, &v) != 0) {
-				fprintf(stderr, "xcp: bad number '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-		}
-		switch (c) {
-		case O_SRC_LBA: o.src_lba = v; o.have_lba = true; break;
-		case O_DST_LBA: o.dst_lba = v; o.have_lba = true; break;
-		case O_BLOCKS: o.blocks = v; o.have_blocks = true; break;
-		case O_OFFSET: o.src_off = o.dst_off = v; o.have_off = true; break;
-		case O_SRC_OFF: o.src_off = v; o.have_off = true; break;
-		case O_DST_OFF: o.dst_off = v; o.have_off = true; break;
-		case O_LENGTH: o.length = v; o.have_len = true; break;
-		case O_REQUIRE: o.flags |= XCOPY_REQUIRE_OFFLOAD; break;
-		case O_NO_OFFLOAD: o.flags |= XCOPY_NO_OFFLOAD; break;
-		case O_PROGRESS: o.progress = true; break;
-		case O_STATS: o.stats = true; break;
-		case 'j':
-			errno = 0;
-			inflight = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || inflight < 1 || inflight > 16) {
-				fprintf(stderr, "xcp: --inflight takes 1..16, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			xcopy_set_inflight((unsigned)inflight);
-			break;
-		case 'v': o.verbose++; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': printf("xcp %s\n", XCOPY_VERSION); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
-		}
+	o.progress = -1;
+	ex = parse_args(argc, argv, &o);
+	if (ex >= 0) {
+		return ex;
 	}
 	if (argc - optind != 2) {
 		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if ((o.flags & XCOPY_REQUIRE_OFFLOAD) && (o.flags & XCOPY_NO_OFFLOAD)) {
-		fprintf(stderr, "xcp: --require-offload and --no-offload exclude each other\n");
-		return EXIT_USAGE;
+		return XCP_EXIT_USAGE;
 	}
 	o.src = argv[optind];
-	o.dst = argv[optind + 1];
+	o.dst = dst_path(o.src, argv[optind + 1], dst_buf, sizeof(dst_buf));
+	dev = is_device(o.src);
+	bad = check_args(&o, dev);
+	if (bad != NULL) {
+		fprintf(stderr, "xcp: %s\n", bad);
+		return XCP_EXIT_USAGE;
+	}
+	memset(&r, 0, sizeof(r));
+	r.o = &o;
+	xcp_progress_init(&r.prog, !o.dry_run && (o.progress == 1 || (o.progress < 0 && isatty(2))),
+			  isatty(2), 0);
 	xcopy_set_log(log_cb, o.verbose >= 2 ? XCOPY_LOG_DEBUG
-			      : o.verbose == 1 ? XCOPY_LOG_INFO : XCOPY_LOG_WARN, NULL);
-	if (o.progress) {
-		xcopy_set_progress(progress_cb, NULL);
+			      : o.verbose == 1 ? XCOPY_LOG_INFO : XCOPY_LOG_WARN, &r.prog);
+	t0 = xcp_now();
+	if (dev) {
+		copy_devices(&r);
+	} else {
+		copy_files(&r);
 	}
-	dev_src = is_device(o.src);
-	dev_dst = is_device(o.dst);
-	if (dev_src != dev_dst) {
-		fprintf(stderr, "xcp: SRC and DST must both be files or both be devices\n");
-		return EXIT_USAGE;
-	}
-	if ((dev_src && (o.have_off || o.have_len)) || (!dev_src && (o.have_lba || o.have_blocks))) {
-		fprintf(stderr, "xcp: --*-lba/--blocks are for devices, --*offset/--length for files\n");
-		return EXIT_USAGE;
-	}
-	ex = dev_src ? copy_devices(&o, &st) : copy_files(&o, &st);
 	xcopy_cache_flush();
-	if (o.stats) {
-		print_stats(&st);
+	if (r.exit_code == XCP_EXIT_OK) {
+		xcp_progress_done(&r.prog);
 	}
-	return ex;
+	xcp_progress_clear(&r.prog);
+	if (!o.quiet && !o.dry_run && !(o.flags & XCOPY_NO_OFFLOAD)) {
+		xcp_fallback_notes(stderr, &r.st, o.verbose > 0);
+	}
+	if (o.stats == STATS_TEXT && !o.dry_run) {
+		xcp_stats_text(stdout, &r.st);
+	} else if (o.stats == STATS_JSON && !o.dry_run) {
+		struct xcp_result res = { o.src, o.dst, r.exit_code, r.error[0] ? r.error : NULL,
+					  xcp_now() - t0, r.prog.total };
+
+		xcp_stats_json(stdout, &r.st, &res);
+	}
+	return r.exit_code;
 }

@@ -3,7 +3,13 @@
 # becomes EXTENDED COPY commands. Checked for LIO fileio (the kernel's copy
 # manager) and for user:xcopy (this project's tcmu-runner plugin):
 #   - the destination is byte-identical to the source (read back cold);
-#   - >= 99 % of the bytes were offloaded (xcp --stats);
+#   - xcp --explain first: the plan offloads every byte in EXTENDED COPY
+#     commands, and nothing is written (destination still zeros);
+#   - >= 99 % of the bytes were offloaded (xcp --stats=json, parsed by
+#     python3: bytes, EXTENDED COPY command kind and count, fallbacks);
+#   - a copy into a new file on this kernel (6.1: no FALLOC_FL_WRITE_ZEROES)
+#     is done by the host with reason "allocation" and a note saying why and
+#     what to do (user:xcopy case); --no-offload: --stats text counts it;
 #   - /proc/diskstats of the sd device shows < 1 % of the copied bytes read
 #     or written by the host during the copy.
 # The file system sits on a partition, so the partition start is exercised.
@@ -46,19 +52,40 @@ file_case() {   # LABEL SO FSTYPE
 	dd if=/dev/zero of="$mnt/dst" bs=1M count="$MB" conv=fsync status=none
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	copied=$((MB * 1024 * 1024))
+	"$XCP" --explain "$mnt/src" "$mnt/dst" >"$W/$label.plan" 2>&1 || true
+	head -8 "$W/$label.plan"
+	grep -A1 '^commands:' "$W/$label.plan"
+	tail -1 "$W/$label.plan"
+	lab_check "$label: xcp --explain plans every byte offloaded, in EXTENDED COPY commands" \
+		bash -c "grep -q '^commands: [1-9]' $W/$label.plan && grep -q '^total: .* offloaded, 0 B allocated then offloaded, 0 B by the host, 0 B zeroed' $W/$label.plan"
+	lab_check "$label: ... and wrote nothing (destination still zeros)" \
+		cmp -n $((MB * 1048576)) "$mnt/dst" /dev/zero
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
 	io_detail "$dev"
 	before=$(io_sectors "$dev")
-	if ! "$XCP" --stats -v "$mnt/src" "$mnt/dst" >"$W/$label.stats" 2>"$W/$label.err"; then
+	if ! "$XCP" --stats=json -v "$mnt/src" "$mnt/dst" >"$W/$label.json" 2>"$W/$label.err"; then
 		lab_fail "$label: xcp failed: $(tail -5 "$W/$label.err")"
 	fi
 	after=$(io_sectors "$dev")
 	io_detail "$dev"
-	cat "$W/$label.stats"
+	cat "$W/$label.json"
 	echo 3 >/proc/sys/vm/drop_caches
 	lab_check "$label: destination identical to source" cmp "$mnt/src" "$mnt/dst"
-	off=$(awk '/^bytes offloaded:/ { print $3 }' "$W/$label.stats")
-	fb=$(awk '/^bytes by fallback:/ { print $4 }' "$W/$label.stats")
-	copied=$((MB * 1024 * 1024))
+	lab_check "$label: --stats=json: result copied, offloaded + host = $copied bytes, EXTENDED COPY commands counted, no failure" \
+		python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert d["result"] == "copied" and d["exit_code"] == 0 and d["error"] is None, d
+assert d["bytes_total"] == n and d["bytes_offloaded"] + d["bytes_host"] == n, d
+k = d["offload_commands"]
+assert len(k) == 1 and k[0]["kind"] == "extended-copy-lid1" and k[0]["opcode"] == 0x83, k
+assert k[0]["bytes"] == d["bytes_offloaded"] and k[0]["commands"] >= 1 and k[0]["failed"] == 0, k
+assert k[0]["segments"] >= k[0]["commands"], k
+assert sum(f["bytes"] for f in d["fallbacks"] if f["reason"] != "hole") == d["bytes_host"], d
+' "$W/$label.json" "$copied"
+	off=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_offloaded"])' "$W/$label.json")
+	fb=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_host"])' "$W/$label.json")
 	host=$(((after - before) * 512))
 	lab_check "$label: >= 99% offloaded ($off of $copied bytes, $fb by fallback)" \
 		test "$((off * 100))" -ge "$((copied * 99))"
@@ -66,11 +93,26 @@ file_case() {   # LABEL SO FSTYPE
 		test "$((host * 100))" -lt "$copied"
 	# the same copy with offload forbidden moves the data through the host
 	before=$(io_sectors "$dev")
-	"$XCP" --no-offload "$mnt/src" "$mnt/dst2" >/dev/null 2>&1 || true
+	"$XCP" --no-offload --stats "$mnt/src" "$mnt/dst2" >"$W/$label.stats2" 2>&1 || true
 	sync
 	after=$(io_sectors "$dev")
 	lab_check "$label: --no-offload copy is visible in diskstats ($(((after - before) * 512)) bytes)" \
 		test "$(((after - before) * 512 * 100))" -ge "$((copied * 90))"
+	lab_check "$label: ... and --stats (text) counts it: all $copied bytes by fallback, reason requested" \
+		bash -c "grep -qx 'bytes by fallback: $copied' $W/$label.stats2 && grep -q '^fallback requested .* $copied bytes' $W/$label.stats2"
+	if [ "$label" = user-xcopy ]; then
+		"$XCP" --stats=json "$mnt/src" "$mnt/dst3" >"$W/$label.json3" 2>"$W/$label.err3" || true
+		lab_check "$label: a new destination on Linux $(uname -r): host copy, reason allocation, counted in JSON" \
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert d["result"] == "copied" and d["bytes_host"] == n and d["bytes_offloaded"] == 0, d
+assert [f["reason"] for f in d["fallbacks"]] == ["allocation"] and d["fallbacks"][0]["bytes"] == n, d
+' "$W/$label.json3" "$copied"
+		lab_check "$label: ... and a one-line note says why and what to do" \
+			grep -q '^xcp: note: .* copied by the host (allocation): .*FALLOC_FL_WRITE_ZEROES needs Linux >= 6.17; write the destination first' "$W/$label.err3"
+		cat "$W/$label.err3"
+		lab_check "$label: ... data compared" cmp "$mnt/src" "$mnt/dst3"
+	fi
 	umount "$mnt"
 }
 

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * xcp internals shared by its files: formatting and the JSON writer
+ * (xcp_fmt.c, pure, unit-tested), reports and progress (xcp_report.c), the
+ * plan printer (xcp_plan.c).
+ */
+#ifndef XCP_H
+#define XCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xcopy.h"
+
+/* Exit statuses (documented in xcp.1). */
+enum {
+	XCP_EXIT_OK = 0,
+	XCP_EXIT_USAGE = 1,
+	XCP_EXIT_COPY = 2,
+	XCP_EXIT_REFUSED = 3,
+	XCP_EXIT_OPEN = 4,
+};
+
+/* --- formatting (xcp_fmt.c) ---------------------------------------------- */
+
+/* "512 B", "1.5 KiB", "12.3 MiB", "1.50 GiB": binary units, 3 significant digits. */
+void xcp_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
+/* Seconds as "0:05", "12:34", "1:02:03"; "--:--" when unknown (< 0 or absurd). */
+void xcp_fmt_eta(char *buf, size_t cap, double seconds);
+/* Seconds left at rate bytes/s for left bytes; < 0 when unknown (rate 0). */
+double xcp_eta(uint64_t left, double rate);
+/* Cause and what to do for a fallback reason; NULL when there is nothing to do. */
+const char *xcp_reason_hint(enum xcopy_fallback_reason r);
+
+/* A small streaming JSON writer: objects, arrays, strings, numbers. */
+struct xcp_json {
+	FILE *f;
+	int depth;
+	bool first[16];        /* no member written yet at this depth */
+};
+void xcp_json_start(struct xcp_json *j, FILE *f);
+void xcp_json_obj(struct xcp_json *j, const char *key);   /* key NULL: in an array / top */
+void xcp_json_arr(struct xcp_json *j, const char *key);
+void xcp_json_end_obj(struct xcp_json *j);
+void xcp_json_end_arr(struct xcp_json *j);
+void xcp_json_str(struct xcp_json *j, const char *key, const char *v);   /* v NULL: null */
+void xcp_json_u64(struct xcp_json *j, const char *key, uint64_t v);
+void xcp_json_int(struct xcp_json *j, const char *key, long long v);
+void xcp_json_dbl(struct xcp_json *j, const char *key, double v);
+void xcp_json_bool(struct xcp_json *j, const char *key, bool v);
+void xcp_json_finish(struct xcp_json *j);                 /* newline */
+
+/* --- reports (xcp_report.c) ------------------------------------------------ */
+
+struct xcp_result {
+	const char *src, *dst;
+	int exit_code;
+	const char *error;     /* one-line cause of a failure, or NULL */
+	double seconds;
+	uint64_t total;        /* bytes the job was to copy */
+};
+void xcp_stats_text(FILE *f, const struct xcopy_stats *st);
+void xcp_stats_json(FILE *f, const struct xcopy_stats *st, const struct xcp_result *r);
+/*
+ * One line per fallback reason with a cause and what to do; all: also the
+ * reasons that only say the files are not on SCSI LUs (xcp -v).
+ */
+void xcp_fallback_notes(FILE *f, const struct xcopy_stats *st, bool all);
+
+/* Progress on stderr: in place on a TTY, else one line per second. */
+struct xcp_progress {
+	bool on, tty;
+	uint64_t total, done, offloaded, host;
+	uint64_t shown_done;   /* done when the last line was drawn */
+	enum xcopy_method last;
+	double t0, shown;      /* start and last refresh (monotonic seconds) */
+	bool drawn;            /* a line is on the terminal, not ended */
+};
+double xcp_now(void);
+void xcp_progress_init(struct xcp_progress *p, bool on, bool tty, uint64_t total);
+/* The line for the current state (no control characters). */
+void xcp_progress_line(const struct xcp_progress *p, double now, char *buf, size_t cap);
+void xcp_progress_done(struct xcp_progress *p);   /* final line, newline */
+/* Clear an unended progress line before another message goes to stderr. */
+void xcp_progress_clear(struct xcp_progress *p);
+void xcp_progress_install(struct xcp_progress *p);
+
+/* --- plans (xcp_plan.c) ------------------------------------------------------ */
+
+/*
+ * Print libxcopy's plan of the copy. 0; 1 when some range would be copied
+ * by the host (what --require-offload refuses); -errno. out < 0 or a
+ * directory: no destination file yet.
+ */
+int xcp_plan_files(FILE *f, int in, uint64_t so, int out, uint64_t dof, uint64_t len,
+		   unsigned flags);
+int xcp_plan_devices(FILE *f, struct xcopy_dev *s, uint64_t slba, struct xcopy_dev *d,
+		     uint64_t dlba, uint64_t n, unsigned flags);
+
+#endif /* XCP_H */

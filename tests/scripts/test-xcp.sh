@@ -1,0 +1,98 @@
+#!/bin/bash
+# tests/scripts/test-xcp.sh [XCP]: xcp's user interface on this machine's
+# files (host copies: nothing here is a SCSI LU; the offloaded case is lab
+# test 300):
+#   - progress on a TTY (a pty from script(1)): refreshed in place on stderr
+#     (CR, the line, erase to end of line), ended by a newline, the final line
+#     "6.00 MiB / 6.00 MiB 100% ... host"; --no-progress silences it; not a
+#     TTY: nothing unless --progress, then plain lines;
+#   - --stats=json parsed by python3: the numbers of the copy; text --stats;
+#   - --dry-run writes and creates nothing; exit codes and one-line errors.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+XCP=$(realpath "${1:-$HERE/../../build/host/xcp}")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+check() { # DESC CMD...
+	local d=$1; shift
+	if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: xcp: $d"; fi
+}
+json() { # FILE PYTHON-ASSERTS (d = the object)
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); n = 6 * 1048576
+'"$2" "$1"
+}
+# in_pty CMD : run CMD (a shell string) with stdin/stdout/stderr on a pty; the pty's output on stdout
+in_pty() { script -qec "$1" /dev/null </dev/null || true; }
+
+head -c $((6 * 1048576)) /dev/urandom >"$T/src"
+cd "$T"
+
+# --- a TTY -------------------------------------------------------------------------
+in_pty "$XCP --no-offload --stats=json src d1 >d1.json" >tty.out
+check "TTY: progress drawn in place (CR ... ESC[K) and ended with a newline" \
+	python3 -c 'import re, sys
+t = open(sys.argv[1], "rb").read()
+assert re.fullmatch(rb"(\r[^\r\n]* MiB / 6\.00 MiB +[0-9]+% [^\r\n]*\x1b\[K)*"
+                    rb"\r6\.00 MiB / 6\.00 MiB 100% [0-9.]+ [KMGT]?i?B/s ETA 0:00 host\x1b\[K\r?\n", t), t
+' tty.out
+check "TTY: stdout (the JSON) holds no progress" bash -c '! grep -qa "MiB /" d1.json'
+check "TTY: JSON numbers: $((6 * 1048576)) bytes by the host, reason requested, no command" json d1.json '
+assert d["result"] == "copied" and d["exit_code"] == 0 and d["error"] is None, d
+assert d["bytes_total"] == n and d["bytes_host"] == n and d["bytes_offloaded"] == 0, d
+assert d["offload_commands"] == [] and d["offloaded_percent"] == 0, d
+assert [(f["reason"], f["ranges"], f["bytes"]) for f in d["fallbacks"]] == [("requested", 1, n)], d
+assert d["source"] == "src" and d["destination"] == "d1" and d["seconds"] >= 0, d'
+check "TTY: data copied" cmp src d1
+in_pty "$XCP --no-progress src d2" >tty2.out
+check "TTY + --no-progress: nothing on the terminal" test ! -s tty2.out
+
+# --- not a TTY ----------------------------------------------------------------------
+"$XCP" src d3 2>err3
+check "not a TTY: no progress by default" bash -c '! grep -q "MiB /" err3'
+"$XCP" --progress src d4 2>err4
+check "not a TTY + --progress: plain lines, no control characters" \
+	bash -c 'grep -q "^6.00 MiB / 6.00 MiB 100% .* ETA 0:00 " err4 && ! grep -qaP "[\r\e]" err4'
+"$XCP" --stats src d5 >d5.txt
+check "--stats (text) as before" bash -c "grep -qx 'bytes by fallback: $((6 * 1048576))' d5.txt && grep -qx 'bytes offloaded:   0' d5.txt"
+"$XCP" --stats=json src d6 >d6.json
+check "--stats=json without flags: offloaded + host = the file" json d6.json '
+assert d["bytes_offloaded"] + d["bytes_host"] == n and d["result"] == "copied", d'
+mkdir dir
+"$XCP" src dir/
+check "DST a directory: SRC's base name in it (as cp)" cmp src dir/src
+
+# --- dry run ------------------------------------------------------------------------
+rc=0; "$XCP" --explain src newfile >plan.txt 2>&1 || rc=$?
+check "--explain: exit 0, plan printed, destination not created" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^extents: ' plan.txt && grep -q 'nothing written' plan.txt && [ ! -e newfile ]"
+cp d1 old && touch -d @1000000000 old
+"$XCP" -n src old >/dev/null
+check "--dry-run: an existing destination is not touched" \
+	bash -c "cmp -s d1 old && [ \"\$(stat -c %Y old)\" = 1000000000 ]"
+if grep -q '^no offload: not-scsi' plan.txt; then
+	rc=0; "$XCP" -n --require-offload src newfile >/dev/null 2>err || rc=$?
+	check "--dry-run --require-offload, not on SCSI: exit 3 and why" \
+		bash -c "[ $rc -eq 3 ] && grep -q '^xcp: offload refused (--require-offload)' err"
+fi
+
+# --- errors and exit codes ------------------------------------------------------------
+rc=0; "$XCP" --stats=json missing d7 >d7.json 2>err7 || rc=$?
+check "missing source: exit 4, one line naming it" \
+	bash -c "[ $rc -eq 4 ] && [ \$(wc -l <err7) -eq 1 ] && grep -qx 'xcp: cannot open missing: No such file or directory' err7"
+check "... and the JSON says so" json d7.json '
+assert d["result"] == "open-failed" and d["exit_code"] == 4 and "missing" in d["error"], d'
+rc=0; "$XCP" dir d8 2>err8 || rc=$?
+check "a directory as SRC: exit 4, says so" bash -c "[ $rc -eq 4 ] && grep -q 'not directory trees' err8"
+for bad in "--stats=xml src d9" "--bogus src d9" "--require-offload --no-offload src d9" "src" \
+	"--blocks 1 src d9" "--length x src d9"; do
+	rc=0
+	# shellcheck disable=SC2086 # the words are the arguments
+	"$XCP" $bad >/dev/null 2>&1 || rc=$?
+	check "usage error 'xcp $bad': exit 1" test "$rc" -eq 1
+done
+check "-V prints the version" bash -c "'$XCP' -V | grep -q '^xcp [0-9]'"
+
+echo "xcp CLI: $pass checks passed, $fail failed"
+[ "$fail" -eq 0 ]
