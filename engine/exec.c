@@ -62,6 +62,47 @@ struct exec_ctx {
 };
 
 /*
+ * The LU a CSCD other than FFFFh designates, through the backend's registry
+ * (field: the segment's CSCD ID field, for the segment pointer).
+ */
+static enum xcm_status
+lookup_lu(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field,
+	  struct xcm_lu **lu, struct xcm_err *err)
+{
+	int rc;
+
+	/* E4h NUL bit - the CSCD designates no LU; nothing to reach */
+	if (c->nul) {
+		xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, i, field);
+		return err->status;
+	}
+	/*
+	 * SPC-4: the CSCD names a device that is not a block device,
+	 * but 02h/0Ah segments move blocks: INCORRECT COPY TARGET DEVICE TYPE.
+	 */
+	if (c->pdt != XCM_PDT_BLOCK) {
+		xcm_err_set_segment(err, XCM_E_CA_INCORRECT_TYPE, i, field);
+		return err->status;
+	}
+	*lu = NULL;
+	rc = x->ops->resolve(x->ctx, x->self, c, lu);
+	if (rc == 0 && *lu == NULL) {
+		rc = -ENOENT;
+	}
+	if (rc != 0) {
+		/*
+		 * check 8 (as CTL): unresolvable -> 08/04 UNREACHABLE COPY TARGET;
+		 * an LU the access rule hides, or any other failure, -> 0D/02 COPY
+		 * TARGET DEVICE NOT REACHABLE (as LIO, tcmu-runner).
+		 */
+		xcm_err_set_segment(err, rc == -ENOENT ? XCM_E_CA_UNREACHABLE :
+				    XCM_E_CA_NOT_REACHABLE, i, field);
+		return err->status;
+	}
+	return XCM_OK;
+}
+
+/*
  * Resolve one CSCD for segment i (field: the segment's CSCD ID field). The
  * cache is keyed by CSCD pointer (equality only), so a CSCD that several
  * segments name is looked up once.
@@ -71,9 +112,9 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 	     const struct res_lu **out, struct xcm_err *err)
 {
 	struct res_lu *r;
-	struct xcm_lu *lu = NULL;
+	struct xcm_lu *lu = x->self;   /* CSCD ID FFFFh: the LU that received the command */
+	enum xcm_status st;
 	uint32_t k;
-	int rc;
 
 	for (k = 0; k < x->cache.n; k++) {
 		if (x->cache.e[k].cscd == c) {
@@ -86,37 +127,8 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 		xcm_err_set_segment(err, XCM_E_INTERNAL, i, -1);
 		return err->status;
 	}
-	if (c == &x->l->self) {
-		/* CSCD ID FFFFh is the LU that received the command; no lookup */
-		lu = x->self;
-	} else {
-		/* E4h NUL bit - the CSCD designates no LU; nothing to reach */
-		if (c->nul) {
-			xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, i, field);
-			return err->status;
-		}
-		/*
-		 * SPC-4: the CSCD names a device that is not a block device,
-		 * but 02h/0Ah segments move blocks: INCORRECT COPY TARGET DEVICE TYPE.
-		 */
-		if (c->pdt != XCM_PDT_BLOCK) {
-			xcm_err_set_segment(err, XCM_E_CA_INCORRECT_TYPE, i, field);
-			return err->status;
-		}
-		rc = x->ops->resolve(x->ctx, x->self, c, &lu);
-		if (rc == 0 && lu == NULL) {
-			rc = -ENOENT;
-		}
-		if (rc != 0) {
-			/*
-			 * check 8 (as CTL): unresolvable -> 08/04 UNREACHABLE
-			 * COPY TARGET; an LU the access rule hides, or any other
-			 * failure, -> 0D/02 COPY TARGET DEVICE NOT REACHABLE (as LIO, tcmu-runner).
-			 */
-			xcm_err_set_segment(err, rc == -ENOENT ? XCM_E_CA_UNREACHABLE :
-					    XCM_E_CA_NOT_REACHABLE, i, field);
-			return err->status;
-		}
+	if (c != &x->l->self && (st = lookup_lu(x, i, c, field, &lu, err)) != XCM_OK) {
+		return st;
 	}
 	r = &x->cache.e[x->cache.n];
 	r->cscd = c;
@@ -125,8 +137,8 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 	r->nblocks = x->ops->num_blocks(x->ctx, lu);
 	/*
 	 * E4h bytes 29-31: DISK BLOCK LENGTH 0 means "the LU's own"; any other
-	 * value must be the LU's (tcmu-runner: 0D/03). A zero LU block size cannot carry
-	 * a block segment at all.
+	 * value must be the LU's (tcmu-runner: 0D/03). A zero LU block size
+	 * cannot carry a block segment at all.
 	 */
 	if (r->bs == 0 || (c->block_len != 0 && c->block_len != r->bs)) {
 		xcm_err_set_segment(err, XCM_E_CA_INCORRECT_TYPE, i, field);
@@ -162,30 +174,19 @@ range_fits(const struct res_lu *r, uint64_t lba, uint64_t off, uint64_t n, uint6
 	return true;
 }
 
-/* Phase A for one segment: resolve, size and place it, or say why not. */
+/*
+ * Bytes of segment i by its type, with the byte offsets into the first
+ * blocks (0Ah) and the parameter-list field that holds its count.
+ */
 static enum xcm_status
-plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err)
+size_segment(struct exec_ctx *x, uint32_t i, struct plan *p, uint64_t *soff, uint64_t *doff,
+	     uint32_t *count_field, struct xcm_err *err)
 {
 	const struct xcm_segment *s = &x->l->seg[i];
-	enum xcm_status st;
-	uint32_t count_field;
-	uint64_t soff = 0, doff = 0;
 
-	if (s->src == NULL || s->dst == NULL) {
-		xcm_err_set_segment(err, XCM_E_INTERNAL, i, -1);
-		return err->status;
-	}
-	st = resolve_cscd(x, i, s->src, SEG_F_SRC_ID, &p->src, err);
-	if (st != XCM_OK) {
-		return st;
-	}
-	st = resolve_cscd(x, i, s->dst, SEG_F_DST_ID, &p->dst, err);
-	if (st != XCM_OK) {
-		return st;
-	}
 	switch (s->type) {
 	case XCM_SEG_B2B:
-		count_field = SEG_F_B2B_COUNT;
+		*count_field = SEG_F_B2B_COUNT;
 		/* SPC-4 DC bit: DC=1 counts destination blocks, DC=0 source blocks */
 		p->bytes = (uint64_t)s->count * (s->dc ? p->dst->bs : p->src->bs);
 		/*
@@ -200,27 +201,34 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 			xcm_err_set_segment(err, XCM_E_CA_INEXACT_SEGMENT, i, SEG_F_B2B_COUNT);
 			return err->status;
 		}
-		break;
+		return XCM_OK;
 	case XCM_SEG_B2B_OFF:
 		/* 0Ah: NUMBER OF BYTES, byte offsets into the first blocks */
-		count_field = SEG_F_OFF_COUNT;
+		*count_field = SEG_F_OFF_COUNT;
 		p->bytes = s->count;
-		soff = s->src_off;
-		doff = s->dst_off;
-		break;
+		*soff = s->src_off;
+		*doff = s->dst_off;
+		return XCM_OK;
 	default:
 		/* the parser admits only the codes of xcm_supported_desc_codes() */
 		xcm_err_set_segment(err, XCM_E_CA_INVALID_OP, i, 0);
 		return err->status;
 	}
+}
+
+/* Segment i's size against the copy manager's limits (count_field: for the pointer). */
+static enum xcm_status
+check_segment_limits(struct exec_ctx *x, uint32_t i, const struct plan *p, uint32_t count_field,
+		     struct xcm_err *err)
+{
 	/*
-	 * OPERATING PARAMETERS MAXIMUM SEGMENT LENGTH (0: no limit) is a limit of the
-	 * parameter list, so exceeding it is ILLEGAL REQUEST, nothing moved,
-	 * with the field pointer at the count field in the parameter list.
+	 * OPERATING PARAMETERS MAXIMUM SEGMENT LENGTH (0: no limit) is a limit
+	 * of the parameter list, so exceeding it is ILLEGAL REQUEST, nothing
+	 * moved, with the field pointer at the count field in the parameter list.
 	 */
 	if (x->lim->max_seg_len != 0 && p->bytes > x->lim->max_seg_len) {
-		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, s->offset + count_field,
-				  -1);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false,
+				  x->l->seg[i].offset + count_field, -1);
 		return err->status;
 	}
 	/* DATA SEGMENT GRANULARITY (log2 bytes) as reported by RCR 03h */
@@ -229,9 +237,31 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 		xcm_err_set_segment(err, XCM_E_CA_GRANULARITY, i, (int)count_field);
 		return err->status;
 	}
+	return XCM_OK;
+}
+
+/* Phase A for one segment: resolve, size and place it, or say why not. */
+static enum xcm_status
+plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err)
+{
+	const struct xcm_segment *s = &x->l->seg[i];
+	enum xcm_status st;
+	uint32_t count_field = 0;
+	uint64_t soff = 0, doff = 0;
+
+	if (s->src == NULL || s->dst == NULL) {
+		xcm_err_set_segment(err, XCM_E_INTERNAL, i, -1);
+		return err->status;
+	}
+	if ((st = resolve_cscd(x, i, s->src, SEG_F_SRC_ID, &p->src, err)) != XCM_OK ||
+	    (st = resolve_cscd(x, i, s->dst, SEG_F_DST_ID, &p->dst, err)) != XCM_OK ||
+	    (st = size_segment(x, i, p, &soff, &doff, &count_field, err)) != XCM_OK ||
+	    (st = check_segment_limits(x, i, p, count_field, err)) != XCM_OK) {
+		return st;
+	}
 	/*
-	 * a range past the end of the LU is COPY ABORTED (what the
-	 * libiscsi ValidSegDescr test expects), 0D/02, pointing at the LBA field.
+	 * A range past the end of the LU is COPY ABORTED 0D/02 (what the
+	 * libiscsi ValidSegDescr test expects), pointing at the LBA field.
 	 */
 	if (!range_fits(p->src, s->src_lba, soff, p->bytes, &p->src_off)) {
 		xcm_err_set_segment(err, XCM_E_CA_NOT_REACHABLE, i, SEG_F_SRC_LBA);
