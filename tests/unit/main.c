@@ -124,8 +124,9 @@ main(int argc, char **argv)
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();
-	printf("\nunit tests: %u tests run, %u asserts failed, %u tests failed\n",
-	       CU_get_number_of_tests_run(), failures, CU_get_number_of_tests_failed());
+	printf("\nunit tests: %u tests run, %u asserts failed, %u tests failed, %u skipped\n",
+	       CU_get_number_of_tests_run(), failures, CU_get_number_of_tests_failed(),
+	       ut_skipped());
 	CU_cleanup_registry();
 	return failures > 255 ? 255 : (int)failures;
 }

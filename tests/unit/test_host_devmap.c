@@ -109,16 +109,10 @@ ut_link(const char *root, const char *target, const char *rel)
 static void
 devmap_sysfs_tells_dm_partition_and_sg(void)
 {
-	char root[] = "/tmp/xcopy-devmap-XXXXXX", d[1024], q[1100];
-	const char *tmp = getenv("TMPDIR");
+	char d[1024], q[1100];
 	struct xch_blk b;
 
-	if (tmp != NULL && strlen(tmp) < 900) {
-		snprintf(d, sizeof(d), "%s/xcopy-devmap-XXXXXX", tmp);
-	} else {
-		snprintf(d, sizeof(d), "%s", root);
-	}
-	UT_ASSERT_FATAL(mkdtemp(d) != NULL);
+	ut_tmpdir("devmap", d, sizeof(d));
 	/* sda (SCSI) with sda1, dm-0 (an LV on sda), loop0, sg0 and a tty */
 	ut_mkdirs(d, "devices/host0/0:0:0:0/scsi_device/0:0:0:0");
 	ut_mkdirs(d, "devices/host0/0:0:0:0/block/sda/sda1");

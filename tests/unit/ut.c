@@ -118,3 +118,22 @@ ut_symlink(const char *dir, const char *rel_link, const char *target)
 	make_parents(dir, rel_link, p, sizeof(p));
 	UT_ASSERT_FATAL(symlink(target, p) == 0);
 }
+
+static unsigned int g_skipped;
+
+void
+ut_skip(const char *func, const char *why)
+{
+	CU_pTest t = CU_get_current_test();
+	CU_pSuite su = CU_get_current_suite();
+
+	g_skipped++;
+	printf("\nSKIPPED: %s.%s (%s): %s\n", su != NULL ? su->pName : "?",
+	       t != NULL ? t->pName : "?", func, why);
+}
+
+unsigned int
+ut_skipped(void)
+{
+	return g_skipped;
+}
