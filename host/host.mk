@@ -42,7 +42,18 @@ $(LIBXCOPY_PC): $(TOP)/host/libxcopy.pc.in $(FLAGS_STAMP) $(TOP)/debian/changelo
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
+# libxcopy-preload.so: copy_file_range/sendfile of unmodified programs through
+# libxcopy (LD_PRELOAD). No SONAME: nothing links against it; it lives in a
+# private directory of LIBDIR.
+PRELOAD_SO := $(BUILD)/host/libxcopy-preload.so
+PRELOAD_DIR := $(LIBDIR)/libxcopy
+$(PRELOAD_SO): $(BUILD)/obj/host/preload/preload.o $(LIBXCOPY_SO) $(TOP)/host/preload/preload.map
+	$(call msg,LD,host/$(notdir $@))
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs \
+		-Wl,--version-script=$(TOP)/host/preload/preload.map \
+		-o $@ $< -L$(BUILD)/host -lxcopy -ldl
+
+ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC) $(PRELOAD_SO)
 
 # Unit tests: the host objects (not the CLI) with sanitizers.
 UT_SAN_OBJS += $(HOST_SAN_OBJS) $(BUILD)/san/host/cli/xcp_fmt.o $(BUILD)/san/host/cli/xcp_report.o
@@ -50,9 +61,12 @@ UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 
 .PHONY: install-host
 install: install-host
-install-host: $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC)
+install-host: $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC) $(PRELOAD_SO)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+		$(DESTDIR)$(PRELOAD_DIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 644 $(PRELOAD_SO) $(DESTDIR)$(PRELOAD_DIR)/
+	install -m 644 $(TOP)/host/man/libxcopy-preload.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 644 $(LIBXCOPY_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIBXCOPY_SO).$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/
 	ln -sf libxcopy.so.$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/libxcopy.so
