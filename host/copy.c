@@ -304,6 +304,35 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 	return 0;
 }
 
+/* Commands this copy keeps outstanding: the setting, capped by both handles. */
+static unsigned
+inflight_for(const struct xcopy_dev *src, const struct xcopy_dev *dst)
+{
+	unsigned n = xch_inflight_wanted();
+
+	n = n < xch_inflight_cap(dst) ? n : xch_inflight_cap(dst);
+	return n < xch_inflight_cap(src) ? n : xch_inflight_cap(src);
+}
+
+/*
+ * A target taking many segments per command would get the whole copy in
+ * fewer commands than may be in flight: spread the segments over n commands
+ * instead, so n copies run at once (each still within every limit).
+ */
+static int
+plan_for_inflight(const struct xch_pair *pairs, size_t np, struct xch_plan_limits *lim,
+		  unsigned n, struct xch_plan *plan)
+{
+	int rc = xch_plan_build(pairs, np, lim, plan);
+
+	if (rc != 0 || n <= 1 || plan->ncmd >= n || plan->nseg <= plan->ncmd) {
+		return rc;
+	}
+	lim->max_seg = (uint32_t)((plan->nseg + n - 1) / n);
+	xch_plan_free(plan);
+	return xch_plan_build(pairs, np, lim, plan);
+}
+
 /* Take planned commands one after the other until none is left or one failed. */
 static void *
 worker_main(void *arg)
@@ -329,11 +358,9 @@ run_workers(struct run *r)
 {
 	struct worker wk[XCH_INFLIGHT_MAX];
 	void *args[XCH_INFLIGHT_MAX];
-	unsigned n = xch_inflight_wanted(), i;
+	unsigned n = inflight_for(r->src, r->dst), i;
 	int rc = 0;
 
-	n = n < xch_inflight_cap(r->dst) ? n : xch_inflight_cap(r->dst);
-	n = n < xch_inflight_cap(r->src) ? n : xch_inflight_cap(r->src);
 	if (n > r->plan.ncmd) {
 		n = r->plan.ncmd > 0 ? (unsigned)r->plan.ncmd : 1;
 	}
@@ -396,7 +423,7 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	why = (flags & XCOPY_NO_OFFLOAD) ? XCOPY_FB_REQUESTED : xch_offload_blocker(src, dst);
 	xch_plan_limits_get(src, dst, r.same_lu ? 1 : 2, &lim);
 	if (why == XCOPY_FB_NONE) {
-		rc = xch_plan_build(pairs, n, &lim, &r.plan);
+		rc = plan_for_inflight(pairs, n, &lim, inflight_for(src, dst), &r.plan);
 		if (rc == -EINVAL) {
 			why = XCOPY_FB_INVALID_PARAM;
 		} else if (rc != 0) {

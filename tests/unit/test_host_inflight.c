@@ -88,6 +88,35 @@ host_inflight_keeps_n_outstanding_with_distinct_list_ids(void)
 }
 
 static void
+host_inflight_spreads_segments_over_n_commands(void)
+{
+	struct fk *f = fk_sixteen(true);
+	struct xcopy_dev *d;
+	struct xcopy_stats st;
+
+	/* a target taking 1024 segments per command: 16 segments would be one command */
+	f->lim.max_seg = 1024;
+	f->gather = 4;
+	d = ut_open(f, 0, 0, 0);
+	memset(&st, 0, sizeof(st));
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 2048, 256, 0, &st), 0);
+	CU_ASSERT_EQUAL(f->nxcopy, 1);
+	xcopy_set_inflight(4);
+	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 3000, 256, 0, &st), 0);
+	xcopy_set_inflight(0);
+	CU_ASSERT_EQUAL(f->nxcopy, 1 + 4);
+	CU_ASSERT_EQUAL(f->max_nseg_seen, 16);
+	CU_ASSERT_EQUAL(f->last->nseg, 4);
+	CU_ASSERT_EQUAL(f->max_cur, 4);
+	CU_ASSERT_EQUAL(st.segments, 16 + 16);
+	CU_ASSERT_EQUAL(st.bytes_offloaded, 2 * 256 * FK_BS);
+	CU_ASSERT_TRUE(ut_range_is(f, 0, 2048, 0, 0, 256));
+	CU_ASSERT_TRUE(ut_range_is(f, 0, 3000, 0, 0, 256));
+	xcopy_dev_close(d);
+	fk_free(f);
+}
+
+static void
 host_inflight_capped_by_concurrent_copies(void)
 {
 	struct fk *f = fk_sixteen(false);
@@ -247,6 +276,7 @@ host_inflight_setting_and_environment(void)
 static CU_TestInfo g_tests[] = {
 	{ "keeps_n_outstanding_with_distinct_list_ids",
 	  host_inflight_keeps_n_outstanding_with_distinct_list_ids },
+	{ "spreads_segments_over_n_commands", host_inflight_spreads_segments_over_n_commands },
 	{ "capped_by_concurrent_copies", host_inflight_capped_by_concurrent_copies },
 	{ "serial_transport_keeps_one", host_inflight_serial_transport_keeps_one },
 	{ "failure_falls_back_its_ranges_only", host_inflight_failure_falls_back_its_ranges_only },
