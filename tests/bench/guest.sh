@@ -8,6 +8,8 @@
 #   async.csv     issue 10 rows: store limit (the store's own copy_file_range),
 #                 8 copies in flight vs one after another, read latency while a
 #                 client sends 4 MiB EXTENDED COPY commands back to back
+#   inflight.csv  issue 14 rows: one 1 GiB copy with 1 and 8 EXTENDED COPY
+#                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
 #   guest.txt     guest facts (kernel, CPUs, RAM)
 #
@@ -431,6 +433,34 @@ lat4m() {
 	lab_teardown >/dev/null
 }
 
+# --- issue 14: commands in flight (inflight.csv) ------------------------------
+# inflight PATH KIND STORE CFG: one xcopy_dev_copy of BENCH_INFLIGHT_SIZE (1G)
+# from A to B through tcm_loop (SG_IO on the sg nodes: iSCSI handles carry one
+# command at a time), XCOPY_INFLIGHT=1 then 8; the most jobs the plugin had
+# running on B after each.
+inflight() {
+	local path=$1 kind=$2 store=$3 cfg=$4 S n sga sgb st ts
+	S=$(lab_size_bytes "${BENCH_INFLIGHT_SIZE:-1G}")
+	echo "n,path,size,secs,sync_s,xcopy_cmds,segments,offloaded_B,fallback_B,jobs_max_B,verified" \
+		>"$OUT/inflight.csv"
+	make_lus "$kind" "$store" "$cfg"
+	{ read -r _ sga; read -r _ sgb; } <<<"$(lab_loop_export "$SO_A" "$SO_B")"
+	for n in 1 8; do
+		log "in flight: $n, $path, $S bytes"
+		fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+		fresh
+		st=$W/inflight-$n.stats
+		XCOPY_INFLIGHT=$n "$XCB" copy "$sga" 0 "$sgb" 0 $((S / 512)) >"$st" 2>"$st.err" ||
+			log "copy failed: $(tail -3 "$st.err")"
+		ts=$EPOCHREALTIME
+		sync
+		echo "$n,$path,$S,$(secs "$(cval "$st" copy_t0)" "$(cval "$st" copy_t1)"),$(secs "$ts" "$EPOCHREALTIME"),$(cval "$st" xcopy_cmds),$(cval "$st" segments),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$(pstat "$LU_B" inflight_max),$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+			>>"$OUT/inflight.csv"
+		tail -1 "$OUT/inflight.csv" >&2
+	done
+	lab_teardown >/dev/null
+}
+
 fill_source() {   # STORE
 	log "fill: $MAXB bytes of source data in $1"
 	"$XCB" fill "$W/$1/A.img" 0 "$MAXB" 1
@@ -439,7 +469,7 @@ fill_source() {   # STORE
 # ============================================================================
 # BENCH_PHASES (development): any of "rows lat ext" (default all)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
-want() { local p=" ${BENCH_PHASES:-rows lat ext async} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
+want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
 say "reflink XFS store: user:xcopy clone path"
 mkstore rl 1
@@ -467,6 +497,7 @@ if want async; then
 	lat4m cfr user nr ""
 	lat4m lio fileio nr ""
 fi
+want inflight && inflight cfr user nr ""
 want ext && extents nr
 # last: tcmu-runner's core XCOPY has killed the daemon (double free) in a
 # 1 GiB run; nothing may depend on tcmu-runner after it

@@ -63,6 +63,25 @@ def human(b):
     return str(b)
 
 
+def inflight_lines(raw):
+    """One 1 GiB copy with N = 1 and N = 8 EXTENDED COPY commands in flight."""
+    p = os.path.join(raw, "inflight.csv")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        rows = {r["n"]: r for r in csv.DictReader(f)}
+    one, eight = rows.get("1"), rows.get("8")
+    if not one or not eight:
+        return []
+    t1 = float(one["secs"]) + float(one["sync_s"] or 0)
+    t8 = float(eight["secs"]) + float(eight["sync_s"] or 0)
+    ratio = t8 / t1 if t1 > 0 else float("inf")
+    return [f"- commands in flight, {human(int(one['size']))} A→B over SG_IO (tcm_loop), user:xcopy "
+            f"copy_file_range: N = 8 {t8:.2f} s ({eight['xcopy_cmds']} commands, plugin's most jobs on B "
+            f"{eight['jobs_max_B']}) vs N = 1 {t1:.2f} s ({one['xcopy_cmds']} commands) = {ratio:.2f}× "
+            f"(copy + sync); verified {eight['verified']} / {one['verified']}"]
+
+
 def main():
     raw, out = sys.argv[1], sys.argv[2]
     host = kv(os.path.join(out, "host.txt"))
@@ -261,6 +280,9 @@ def main():
                       f"({r['samples']} samples in {r['secs']} s: p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
                       f"max {r['max_ms']} ms; idle p50 {idle['p50_ms'] if idle else '?'} / p99 "
                       f"{idle['p99_ms'] if idle else '?'} ms; verified {r['verified']})")
+
+    # ---- issue 14: commands in flight (its own file, its own lines) -----------------
+    md.extend(inflight_lines(raw))
 
     if guest.get("tcmu_runner_died_in_core_xcopy"):
         md.append("")
