@@ -1,0 +1,141 @@
+#!/bin/bash
+# libxcopy-preload.so under unmodified programs on ext4 over a user:xcopy LU
+# (tcm_loop, tcmu-runner with this project's plugin):
+#   - in place into a preallocated, written destination (Python's
+#     os.copy_file_range, LAB_PRELOAD_MB MiB, default 256): >= 99 % offloaded
+#     by the library's own count, < 1 % of the bytes in the sd device's
+#     diskstats, data identical; then os.sendfile in place, offloaded too;
+#   - coreutils cp (9.1: copy_file_range) into a new file and onto an
+#     existing written file (cp opens it O_TRUNC: its blocks are freed): on
+#     the 6.1 kernel no written blocks can be allocated, so cp's copy falls
+#     back, is identical, and the log says why (reason "allocation").
+set -euo pipefail
+HERE=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lab/lib.sh
+. "$HERE/../lib.sh"
+lab_require_guest
+
+W=/tmp/lab-370
+PRE=$LAB_BUILD/host/libxcopy-preload.so
+MB=${LAB_PRELOAD_MB:-256}
+SMALL=16
+mkdir -p "$W"
+lab_check "libxcopy-preload.so is built ($PRE)" test -f "$PRE"
+
+io_sectors() { awk -v d="$1" '$3 == d { print $6 + $10 }' /proc/diskstats; }
+preloaded() {   # LOG CMD...
+	local log=$1
+	shift
+	LD_PRELOAD=$PRE LD_LIBRARY_PATH=$LAB_BUILD/host XCOPY_PRELOAD_LOG=$log "$@"
+}
+# bytes offloaded / by fallback over every call in a log
+log_sum() { awk -v k="$2" '$0 ~ / bytes asked: / {
+	for (i = 1; i <= NF; i++) { if ($i == "offloaded" && k == "off") s += $(i - 1)
+		if ($i == "by" && $(i + 1) == "fallback," && k == "fb") s += $(i - 1) } }
+	END { print s + 0 }' "$1"; }
+
+# The files are written before the LU exists, through a loop device on its
+# image (writing 600 MiB through tcmu-runner under TCG would take minutes);
+# the copies then run on the LU, and the results are compared on the image.
+img=$W/x0.img
+truncate -s 768M "$img"
+echo ',,L' | sfdisk -q "$img" >/dev/null
+mnt=$W/mnt
+mkdir -p "$mnt"
+on_image() {   # MOUNT-OPTIONS: mount the image's partition at $mnt through a loop device
+	LOOP=$(losetup -P -f --show "$img")
+	lab_wait_for test -b "${LOOP}p1"
+	mount -o "$1" "${LOOP}p1" "$mnt"
+}
+off_image() { umount "$mnt"; losetup -d "$LOOP"; }
+on_image_fresh() {
+	LOOP=$(losetup -P -f --show "$img")
+	lab_wait_for test -b "${LOOP}p1"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "${LOOP}p1"
+	mount "${LOOP}p1" "$mnt"
+}
+on_image_fresh
+head -c "${MB}M" /dev/urandom >"$mnt/src"
+head -c "${SMALL}M" /dev/urandom >"$mnt/s2"
+# written destinations: their blocks exist, the copy manager overwrites them
+for f in dst:$MB d2:$SMALL d3:$SMALL; do
+	dd if=/dev/zero of="$mnt/${f%:*}" bs=1M count="${f#*:}" conv=fsync status=none
+done
+off_image
+
+x0=$(lab_user_create x0 xcopy "$img" 768M)
+read -r sd _ <<<"$(lab_loop_export "$x0")"
+dev=${sd#/dev/}
+lab_wait_for test -b "${sd}1"
+mount "${sd}1" "$mnt"
+
+# 1. in place into a written destination
+echo 3 >/proc/sys/vm/drop_caches
+before=$(io_sectors "$dev")
+t0=$(date +%s.%N)
+preloaded "$W/inplace.log" python3 -c 'import os, sys
+s = os.open(sys.argv[1], os.O_RDONLY)
+d = os.open(sys.argv[2], os.O_WRONLY)
+n = 0
+while True:
+    k = os.copy_file_range(s, d, 1 << 30)
+    if k == 0:
+        break
+    n += k
+print(n)' "$mnt/src" "$mnt/dst" >"$W/inplace.out"
+t1=$(date +%s.%N)
+after=$(io_sectors "$dev")
+cat "$W/inplace.log"
+echo 3 >/proc/sys/vm/drop_caches
+copied=$((MB * 1024 * 1024))
+off=$(log_sum "$W/inplace.log" off)
+host=$(((after - before) * 512))
+lab_check "copy_file_range in place: python copied $(cat "$W/inplace.out") of $copied bytes" \
+	test "$(cat "$W/inplace.out")" -eq "$copied"
+lab_check "copy_file_range in place: >= 99% offloaded ($off of $copied bytes, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s)" \
+	test "$((off * 100))" -ge "$((copied * 99))"
+lab_check "copy_file_range in place: host moved $host bytes (< 1% of $copied)" \
+	test "$((host * 100))" -lt "$copied"
+
+# 2. sendfile in place (the source's offset given, the destination's position used)
+preloaded "$W/sendfile.log" python3 -c 'import os, sys
+s = os.open(sys.argv[1], os.O_RDONLY)
+d = os.open(sys.argv[2], os.O_WRONLY)
+off = 0
+while True:
+    k = os.sendfile(d, s, off, 1 << 30)
+    if k == 0:
+        break
+    off += k
+print(off, os.lseek(d, 0, os.SEEK_CUR), os.lseek(s, 0, os.SEEK_CUR))' "$mnt/s2" "$mnt/d2" \
+	>"$W/sendfile.out"
+cat "$W/sendfile.log"
+echo 3 >/proc/sys/vm/drop_caches
+small=$((SMALL * 1024 * 1024))
+lab_check "sendfile in place: sent, destination position, source position = $(cat "$W/sendfile.out")" \
+	test "$(cat "$W/sendfile.out")" = "$small $small 0"
+off=$(log_sum "$W/sendfile.log" off)
+lab_check "sendfile in place: >= 99% offloaded ($off of $small bytes)" \
+	test "$((off * 100))" -ge "$((small * 99))"
+
+# 3. cp into a new file and onto a written one: falls back, says why
+preloaded 1 cp "$mnt/s2" "$mnt/new" 2>"$W/cp-new.err"
+preloaded 1 cp "$mnt/s2" "$mnt/d3" 2>"$W/cp-old.err"
+cat "$W/cp-new.err" "$W/cp-old.err"
+echo 3 >/proc/sys/vm/drop_caches
+for c in new old; do
+	lab_check "cp ($c): the library took cp's copy_file_range" \
+		grep -q "bytes asked: $small copied" "$W/cp-$c.err"
+	lab_check "cp ($c): fell back for $small bytes and says why (allocation)" \
+		grep -q "fell back for $small bytes .*: allocation: the kernel cannot allocate written" \
+		"$W/cp-$c.err"
+done
+umount "$mnt"
+# the data as the LU's medium holds it (the image, read-only)
+on_image ro,noload
+lab_check "copy_file_range in place: identical on the medium" cmp "$mnt/src" "$mnt/dst"
+lab_check "sendfile in place: identical on the medium" cmp "$mnt/s2" "$mnt/d2"
+lab_check "cp to a new file: identical on the medium" cmp "$mnt/s2" "$mnt/new"
+lab_check "cp onto a written file: identical on the medium" cmp "$mnt/s2" "$mnt/d3"
+off_image
+lab_summary
