@@ -11,6 +11,7 @@
 
 #include "param_layout.h"
 #include "xcm/lid4.h"
+#include "xcm/token.h"
 
 /* COPY OPERATION ABORT and RECEIVE COPY STATUS (LID4): LIST IDENTIFIER, bytes 2-5 */
 enum {
@@ -77,8 +78,22 @@ xcm_tpc_out_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_tpc_out_req
 			return err->status;
 		}
 		break;
+	case 0x10:
+	case 0x11:
+		/* POPULATE TOKEN, WRITE USING TOKEN: their own CDB check (xcm/token.h) */
+		{
+			struct xcm_tok_out_req t;
+
+			if (xcm_tok_out_cdb_check(cdb, cdb_len, &xcm_tok_limits_default, &t, err) !=
+			    XCM_OK) {
+				return err->status;
+			}
+			req->plen = t.plen;
+			req->list_id = t.list_id;
+		}
+		break;
 	default:
-		/* POPULATE TOKEN, WRITE USING TOKEN, ...: not supported */
+		/* other service actions: not supported */
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
 		return err->status;
 	}

@@ -39,12 +39,18 @@ xcm_limits_max_param_len(const struct xcm_limits *lim)
 }
 
 static const uint8_t g_desc_codes[] = { XCM_SEG_B2B, XCM_SEG_B2B_OFF, XCM_CSCD_ID };
-/* 83h: EXTENDED COPY LID1, LID4, COPY OPERATION ABORT (xcm/lid4.h) */
-static const uint8_t g_xcopy_sas[] = { XCM_SA_XCOPY_LID1, XCM_SA_XCOPY_LID4, 0x1C };
-/* 84h: the LID1 service actions, and RECEIVE COPY STATUS (LID4) 05h (xcm/lid4.h) */
+/*
+ * 83h: EXTENDED COPY LID1, LID4, POPULATE TOKEN, WRITE USING TOKEN (xcm/token.h),
+ * COPY OPERATION ABORT (xcm/lid4.h)
+ */
+static const uint8_t g_xcopy_sas[] = { XCM_SA_XCOPY_LID1, XCM_SA_XCOPY_LID4, 0x10, 0x11, 0x1C };
+/*
+ * 84h: the LID1 service actions, RECEIVE COPY STATUS (LID4) 05h (xcm/lid4.h),
+ * RECEIVE ROD TOKEN INFORMATION 07h and REPORT ALL ROD TOKENS 08h (xcm/token.h)
+ */
 static const uint8_t g_rcr_sas[] = {
 	XCM_SA_RCR_COPY_STATUS, XCM_SA_RCR_RECEIVE_DATA, XCM_SA_RCR_OP_PARAMS,
-	XCM_SA_RCR_FAILED_SEGMENT, 0x05,
+	XCM_SA_RCR_FAILED_SEGMENT, 0x05, 0x07, 0x08,
 };
 
 const uint8_t *

@@ -18,6 +18,7 @@ const struct xcm_tok_limits xcm_tok_limits_default = {
 	/* one token: 4 GiB; Windows asks for the optimal count per WUT (64 MiB) */
 	.max_token_bytes = 4ull << 30,
 	.optimal_bytes = 64ull << 20,
+	.max_lifetime_s = 3600,
 	.pit_persistent = false,
 };
 

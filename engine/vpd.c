@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "xcm/token.h"
 #include "xcm/xcm.h"
 
 /* Page header and third-party copy descriptor header */
@@ -82,6 +83,13 @@ put_cmd(struct xcm_wbuf *w, uint8_t opcode, const uint8_t *sas, size_t n)
 void
 xcm_vpd_tpc_encode(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wbuf *w)
 {
+	xcm_vpd_tpc_encode_tok(lim, NULL, 0, pdt_byte, w);
+}
+
+void
+xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits *tl,
+		       uint32_t block_len, uint8_t pdt_byte, struct xcm_wbuf *w)
+{
 	const uint8_t *xsa, *rsa, *codes;
 	size_t nx, nr, nc;
 	size_t start = w->len;
@@ -95,6 +103,13 @@ xcm_vpd_tpc_encode(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wb
 	xcm_wbuf_put8(w, XCM_VPD_TPC);
 	xcm_wbuf_put16(w, 0);          /* PAGE LENGTH, patched at the end */
 
+	/*
+	 * 0000h Block Device ROD Token Limits first: Windows' class driver reads
+	 * only the first descriptor and wants this type at its exact length.
+	 */
+	if (tl != NULL) {
+		xcm_vpd_tpc_put_bdrl(tl, block_len, w);
+	}
 	/* 0001h Supported Commands: list length, then (opcode, k, k service actions) */
 	d = tpc_begin(w, XCM_TPC_DESC_SUPPORTED_CMDS);
 	xcm_wbuf_put8(w, (uint8_t)(2 + nx + 2 + nr));
@@ -134,6 +149,10 @@ xcm_vpd_tpc_encode(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wb
 	xcm_wbuf_put(w, NULL, XCM_TPC_GCO_LEN - (XCM_TPC_GCO_INLINE_GRAN + 1)); /* 18-35 */
 	tpc_end(w, d);
 
+	/* 0106h ROD Token Features, 0108h Supported ROD Token and ROD Types */
+	if (tl != NULL) {
+		xcm_vpd_tpc_put_rod(tl, w);
+	}
 	xcm_wbuf_patch16(w, start + XCM_TPC_PAGE_LEN,
 			 (uint16_t)(w->len - start - XCM_TPC_PAGE_HDR));
 }
@@ -159,6 +178,12 @@ dec_supported_cmds(struct xcm_span d, struct xcm_tpc_info *out)
 		for (i = 0; i < sas.len; i++) {
 			if (ent.p[0] == XCM_OP_XCOPY && sas.p[i] == XCM_SA_XCOPY_LID1) {
 				out->xcopy_lid1 = true;
+			}
+			if (ent.p[0] == XCM_OP_XCOPY && sas.p[i] == XCM_SA_WRITE_USING_TOKEN) {
+				out->populate_token = true;
+			}
+			if (ent.p[0] == XCM_OP_RCR && sas.p[i] == XCM_SA_RRTI) {
+				out->rrti = true;
 			}
 			if (ent.p[0] != XCM_OP_RCR) {
 				continue;
@@ -293,6 +318,9 @@ xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out)
 			break;
 		case XCM_TPC_DESC_GENERAL_COPY_OPS:
 			rc = dec_general_copy_ops(d, out);
+			break;
+		case XCM_TPC_DESC_BDRL:
+			rc = xcm_vpd_tpc_dec_bdrl(d, out);
 			break;
 		default:
 			/* unknown descriptor types are skipped */

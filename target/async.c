@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "xcm/lid4.h"
-#include "xcopy_target.h"
+#include "odx.h"
 
 #define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
 /*
@@ -119,6 +119,7 @@ job_free(struct xt_job *job)
 		for (i = 0; i < XT_PAR_PIECES; i++) {
 			free(job->bounce[i]);
 		}
+		free(job->odx);
 		free(job);
 	}
 }
@@ -237,36 +238,44 @@ copy_op_abort(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint32_t id)
 	return xt_fail_sense(lc, &err);
 }
 
+bool
+xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
+{
+	struct xt_job *job;
+	bool known = true;
+
+	pthread_mutex_lock(&lu->as.lock);
+	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
+	job = job_find(lu, true, id);
+	if (job != NULL) {
+		/* SPC-4 6.19.3: running, the EXTENDED COPY still waiting: foreground */
+		memset(st4, 0, sizeof(*st4));
+		st4->sa = job->list.tpc_sa != 0 ? job->list.tpc_sa : XCM_SA_XCOPY_LID4;
+		st4->op_status = XCM_RCS4_IN_PROGRESS;
+		st4->est_delay_ms = UINT32_MAX;
+		st4->segs = (uint16_t)atomic_load(&job->segs_done);
+		st4->bytes = atomic_load(&job->bytes_done);
+	} else {
+		known = xcm_store4_get(lu->store4, id, st4);
+	}
+	pthread_mutex_unlock(&lu->as.lock);
+	return known;
+}
+
 int
 xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rsp_cap,
 	      size_t *rsp_len)
 {
 	struct xcm_rcs4_req req;
 	struct xcm_rcs4 st4;
-	struct xt_job *job;
 	struct xcm_wbuf w;
 	struct xcm_err err;
-	bool known = true;
 
 	memset(&err, 0, sizeof(err));
 	if (xcm_rcs4_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err) != XCM_OK) {
 		return xt_fail_sense(lc, &err);
 	}
-	pthread_mutex_lock(&lu->as.lock);
-	job = job_find(lu, true, req.list_id);
-	if (job != NULL) {
-		/* SPC-4 6.19.3: running, the EXTENDED COPY still waiting: foreground */
-		memset(&st4, 0, sizeof(st4));
-		st4.sa = XCM_SA_XCOPY_LID4;
-		st4.op_status = XCM_RCS4_IN_PROGRESS;
-		st4.est_delay_ms = UINT32_MAX;
-		st4.segs = (uint16_t)atomic_load(&job->segs_done);
-		st4.bytes = atomic_load(&job->bytes_done);
-	} else {
-		known = xcm_store4_get(lu->store4, req.list_id, &st4);
-	}
-	pthread_mutex_unlock(&lu->as.lock);
-	if (!known) {
+	if (!xt_async_status4(lu, req.list_id, &st4)) {
 		/* an identifier this LU never ran (or forgot): LIST IDENTIFIER, byte 2 */
 		xcm_err_set_field(&err, XCM_E_INVALID_FIELD_CDB, true, 2, -1);
 		return xt_fail_sense(lc, &err);
@@ -326,7 +335,9 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 		st = XCM_E_INSUFFICIENT_RESOURCES;
 		goto answer;
 	}
-	if (req.sa == XCM_SA_XCOPY_LID4) {
+	if (req.sa == XCM_SA_POPULATE_TOKEN || req.sa == XCM_SA_WRITE_USING_TOKEN) {
+		st = xt_odx_parse(lu, &req, lu->plist, need, job, &err);   /* odx.c */
+	} else if (req.sa == XCM_SA_XCOPY_LID4) {
 		st = xcm_list_parse_lid4(plen, xcm_span_make(lu->plist, need), xt_limits(),
 					 &job->list, &err);
 	} else {
@@ -447,7 +458,7 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	memset(&err, 0, sizeof(err));
-	st = xt_execute(job, &res, &err);
+	st = job->odx != NULL ? xt_odx_execute(job, &res, &err) : xt_execute(job, &res, &err);
 	if (st != XCM_OK) {
 		memset(sense, 0, sizeof(sense));
 		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "odx.h"
 
 static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct xcm_lu *g_reg_head;
@@ -200,6 +200,8 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	       (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
 		nb++;
 	}
+	/* an EXTENDED COPY destination write cancels change vulnerable tokens (tokens.c) */
+	xt_tok_note_write(dst, dst_off, len);
 	rc = xt_par_copy(src, src_off, dst, dst_off, len, job->bounce, nb, self->cfg.clone,
 			 self->cfg.cfr, &ctx->acct, &at_dst, &done);
 	if (rc != 0) {
@@ -369,4 +371,34 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 								(uint64_t)job->t0.tv_nsec / 1000000)));
 	}
 	return st;
+}
+
+void
+xt_registry_rdlock(void)
+{
+	pthread_rwlock_rdlock(&g_reg_lock);
+}
+
+void
+xt_registry_unlock(void)
+{
+	pthread_rwlock_unlock(&g_reg_lock);
+}
+
+struct xcm_lu *
+xt_registry_find_naa(const uint8_t naa[16])
+{
+	struct xcm_lu *lu, *found = NULL;
+	struct xt_snap s;
+
+	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
+		snap_fill(&s, lu);
+		if (s.have_serial && memcmp(s.naa, naa, 16) == 0) {
+			if (found != NULL) {
+				return NULL;   /* two LUs with one designator: neither (see be_resolve) */
+			}
+			found = lu;
+		}
+	}
+	return found;
 }

@@ -27,7 +27,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "odx.h"
 
 int handler_init(void);
 
@@ -68,6 +68,18 @@ do_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 	enum xcm_status st;
 
 	memset(&err, 0, sizeof(err));
+	if ((lc->cdb[1] & 0x1F) == XCM_SA_RRTI || (lc->cdb[1] & 0x1F) == XCM_SA_RART) {
+		/* RECEIVE ROD TOKEN INFORMATION, REPORT ALL ROD TOKENS (odx_wut.c) */
+		uint8_t *buf = NULL;
+		size_t n = 0;
+		int sts = xt_odx_token_in(lu, lc, &buf, &n);
+
+		if (sts == TCMU_STS_OK) {
+			iov_fill(lc->iovec, lc->iov_cnt, buf, n);
+		}
+		free(buf);
+		return sts;
+	}
 	if ((lc->cdb[1] & 0x1F) == XCM_SA_RCS_LID4) {
 		/* RECEIVE COPY STATUS (LID4): 4-byte list id (async.c) */
 		size_t n = 0;
@@ -113,7 +125,8 @@ do_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 		xcm_wbuf_put16(&w, (uint16_t)sizeof(g_vpd_pages));
 		xcm_wbuf_put(&w, g_vpd_pages, sizeof(g_vpd_pages));
 	} else {
-		xcm_vpd_tpc_encode(xt_limits(), 0x00, &w);
+		xcm_vpd_tpc_encode_tok(xt_limits(), xt_tok_limits(lu), tcmu_dev_get_block_size(lu->dev),
+				       0x00, &w);
 	}
 	iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, xcm_wbuf_stored(&w));
 	return TCMU_STS_OK;
@@ -283,7 +296,10 @@ xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size
 	 size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	int rc = iov_io_full(lu->fd, iov, cnt, len, off, true);
+	int rc;
+
+	xt_tok_note_write(lu, (uint64_t)off, len);   /* WRITE, WRITE SAME, COMPARE AND WRITE */
+	rc = iov_io_full(lu->fd, iov, cnt, len, off, true);
 
 	/*
 	 * WCE = 0 (write-through) promises the data is on the medium when the
@@ -326,6 +342,7 @@ xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t 
 	uint64_t done = 0;
 	size_t n;
 
+	xt_tok_note_write(lu, off, len);
 	if (fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 		      (off_t)len) == 0) {
 		return TCMU_STS_OK;
@@ -451,6 +468,7 @@ lu_free(struct xcm_lu *lu)
 	if (lu->store4 != NULL) {
 		xcm_store4_destroy(lu->store4);
 	}
+	xt_tok_destroy(lu->tok);   /* snapshots freed */
 	free(lu->plist);
 	pthread_mutex_destroy(&lu->stats_lock);
 	free(lu);
@@ -547,7 +565,9 @@ xh_open(struct tcmu_device *dev, bool reopen)
 	lu->plist = malloc(lu->plist_cap);
 	lu->store = xcm_store_create();
 	lu->store4 = xcm_store4_create();
-	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL) {
+	lu->tok = xt_tok_create(lu);
+	lu->reflink = xt_odx_probe_reflink(lu);
+	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL || lu->tok == NULL) {
 		rc = -ENOMEM;
 		tcmu_dev_err(dev, "xcopy: out of memory\n");
 		goto fail;
@@ -623,6 +643,7 @@ static void
 xh_destroy(void)
 {
 	xt_par_shutdown();
+	xt_tok_shutdown();
 }
 
 static struct tcmur_handler g_handler = {

@@ -163,6 +163,7 @@ struct xt_job {
 	uint8_t *bounce[XT_PAR_PIECES];   /* XT_BOUNCE_LEN each, this job's own; [0] at submit,
 					     the others on first parallel use */
 	struct xcm_list list;
+	struct xt_odx_op *odx;            /* POPULATE TOKEN / WRITE USING TOKEN (odx.h), else NULL */
 	struct xt_job *next;
 };
 
@@ -191,6 +192,8 @@ struct xcm_lu {
 	bool nexus_known;
 	struct xcm_store *store;
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
+	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
+	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
@@ -203,6 +206,10 @@ struct xcm_lu {
 /* Registry (backend.c). add/remove take the registry's write lock. */
 void xt_registry_add(struct xcm_lu *lu);
 void xt_registry_remove(struct xcm_lu *lu);
+/* Read lock for a command's whole use of other LUs; find an LU by its NAA designator. */
+void xt_registry_rdlock(void);
+void xt_registry_unlock(void);
+struct xcm_lu *xt_registry_find_naa(const uint8_t naa[16]);
 
 /*
  * Run one job's parsed list received on its LU: snapshot the registry
@@ -239,6 +246,8 @@ enum xcm_status xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req,
  */
 int xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rsp_cap,
 		  size_t *rsp_len);
+/* The LID4 status of list id (running: in progress with progress so far); false: unknown. */
+bool xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *out);
 /* The sense bytes of err into the command's sense buffer; TCMU_STS_PASSTHROUGH_ERR. */
 int xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err);
 /* Count one EXTENDED COPY answered by the engine. */

@@ -44,6 +44,18 @@ void list_one(const char *src_ser, const char *dst_ser, uint32_t nblocks, uint64
 int send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense);
 uint64_t stat_of(const char *lu, const char *key);
 
+/* fake configfs (plugin_test.c): LUNs, ACL mappings, demo mode */
+#define LOOP "cfs/loopback/naa.5001405aaaaaaaaa/tpgt_1"
+#define ISCSI "cfs/iscsi/iqn.2003-01.org.test:t1/tpgt_1"
+#define INIT1 "iqn.1994-05.com.example:init1"
+#define INIT2 "iqn.1994-05.com.example:init2"
+void cfs_reset(void);
+void cfs_lun(const char *tpg, int lun, const char *so);
+void cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun);
+void cfs_demo(const char *tpg, bool demo);
+
+/* odx_test.c */
+void test_odx(void);
 /* async_test.c */
 void test_async(void);
 /* rsoc_test.c */

@@ -634,7 +634,7 @@ test_xcopy_errors(void)
 }
 
 /* configfs layouts for the access rule */
-static void
+void
 cfs_reset(void)
 {
 	CHECK(system("true") == 0);
@@ -645,7 +645,7 @@ cfs_reset(void)
 	}
 }
 
-static void
+void
 cfs_lun(const char *tpg, int lun, const char *so)
 {
 	char rel[300], tgt[300];
@@ -657,7 +657,7 @@ cfs_lun(const char *tpg, int lun, const char *so)
 	link_to(rel, tgt);
 }
 
-static void
+void
 cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun)
 {
 	char rel[400], tgt[300];
@@ -669,7 +669,7 @@ cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun)
 	link_to(rel, tgt);
 }
 
-static void
+void
 cfs_demo(const char *tpg, bool demo)
 {
 	char rel[300];
@@ -680,10 +680,6 @@ cfs_demo(const char *tpg, bool demo)
 	put_file(rel, demo ? "1\n" : "0\n");
 }
 
-#define LOOP "cfs/loopback/naa.5001405aaaaaaaaa/tpgt_1"
-#define ISCSI "cfs/iscsi/iqn.2003-01.org.test:t1/tpgt_1"
-#define INIT1 "iqn.1994-05.com.example:init1"
-#define INIT2 "iqn.1994-05.com.example:init2"
 
 /* copy 8 blocks A:200 -> B:300; expect allowed (data moved) or 0D/02 (nothing moved) */
 static void
@@ -1357,6 +1353,7 @@ main(int argc, char **argv)
 	test_faults();
 	test_async();
 	test_rsoc();
+	test_odx();
 
 	g_handler->close(&g_c);
 	g_handler->close(&g_b);

@@ -183,12 +183,17 @@ tpc_out_cdb(void)
 	UT_EXPECT_ERR(xcm_tpc_out_cdb_check(cdb, 16, &req, &g_err), &g_err,
 		      XCM_E_INVALID_FIELD_CDB, 9);
 	CU_ASSERT_TRUE(g_err.in_cdb);
-	/* POPULATE TOKEN (10h): not supported, byte 1 bit 4 */
+	/* POPULATE TOKEN (10h) goes through its own check: a length of 0 is field 10 */
 	xcm_cdb_xcopy(cdb, 0);
 	cdb[1] = 0x10;
 	UT_EXPECT_ERR(xcm_tpc_out_cdb_check(cdb, 16, &req, &g_err), &g_err,
+		      XCM_E_INVALID_FIELD_CDB, 10);
+	/* an unsupported service action (12h): byte 1 bit 4 */
+	cdb[1] = 0x12;
+	UT_EXPECT_ERR(xcm_tpc_out_cdb_check(cdb, 16, &req, &g_err), &g_err,
 		      XCM_E_INVALID_FIELD_CDB, 1);
 	CU_ASSERT_TRUE(g_err.bit_valid && g_err.bit == 4);
+	cdb[1] = 0x10;
 	/* short CDB, wrong opcode */
 	UT_EXPECT_ERR(xcm_tpc_out_cdb_check(cdb, 10, &req, &g_err), &g_err,
 		      XCM_E_INVALID_FIELD_CDB, -1);

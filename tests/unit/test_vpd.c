@@ -4,12 +4,13 @@
 #include <string.h>
 
 #include "ut.h"
+#include "xcm/token.h"
 
 #define CANARY 0xA5
 #define BIG 1024
 
 /* Default page: 4 + 20 (0001h) + 32 (0004h) + 8 (0008h) + 8 (000Ch) + 36 (8001h). */
-#define PAGE_LEN (4 + 20 + 32 + 8 + 8 + 36)
+#define PAGE_LEN (4 + 24 + 32 + 8 + 8 + 36)
 
 static size_t
 encode(const struct xcm_limits *l, uint8_t pdt, uint8_t *b, size_t cap)
@@ -57,23 +58,25 @@ vpd_page_layout(void)
 	CU_ASSERT_EQUAL(off, n);
 	CU_ASSERT_EQUAL(count, 5);
 	CU_ASSERT_EQUAL(xcm_get_be16(b + 4), 0x0001);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0004), 24);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 26), 0x001C);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0008), 56);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 64);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 72);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 74), 0x0020);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x0004), 28);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 30), 0x001C);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x0008), 60);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 68);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 76);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 78), 0x0020);
 }
 
 static void
 vpd_supported_commands_bytes(void)
 {
 	uint8_t b[BIG];
-	const uint8_t exp[20] = {
-		0x00, 0x01, 0x00, 0x10,
-		12,                             /* COMMANDS SUPPORTED LIST LENGTH */
-		0x83, 3, 0x00, 0x01, 0x1C,      /* EXTENDED COPY LID1, LID4, COPY OPERATION ABORT */
-		0x84, 5, 0x00, 0x01, 0x03, 0x04, 0x05, /* RECEIVE COPY RESULTS, RCS(LID4) */
+	const uint8_t exp[24] = {
+		0x00, 0x01, 0x00, 0x14,
+		16,                             /* COMMANDS SUPPORTED LIST LENGTH */
+		/* EXTENDED COPY LID1, LID4, POPULATE TOKEN, WRITE USING TOKEN, COPY OPERATION ABORT */
+		0x83, 5, 0x00, 0x01, 0x10, 0x11, 0x1C,
+		/* RECEIVE COPY RESULTS, RCS(LID4), RRTI, REPORT ALL ROD TOKENS */
+		0x84, 7, 0x00, 0x01, 0x03, 0x04, 0x05, 0x07, 0x08,
 		0, 0, 0,                        /* pad */
 	};
 
@@ -418,7 +421,60 @@ vpd_decode_many_cscd_ids(void)
 	CU_ASSERT_EQUAL(t.cscd_ids[31], 0xC01F);
 }
 
+/* With the token limits: 0000h first at its exact length, 0106h and 0108h last. */
+static void
+vpd_token_descriptors(void)
+{
+	struct xcm_tok_limits tl = xcm_tok_limits_default;
+	uint8_t b[BIG];
+	struct xcm_tpc_info t;
+	struct xcm_wbuf w = xcm_wbuf_make(b, sizeof(b));
+	size_t n, f;
+
+	xcm_vpd_tpc_encode_tok(&xcm_limits_default, &tl, 4096, 0x00, &w);
+	n = w.len;
+	CU_ASSERT_EQUAL(n, PAGE_LEN + 36 + 96 + 8 + 3 * 64);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 2), n - 4);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 4), 0x0000);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 6), 0x0020);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 4 + 10), 64);            /* MAXIMUM RANGE DESCRIPTORS */
+	CU_ASSERT_EQUAL(xcm_get_be32(b + 4 + 12), 600);           /* MAXIMUM INACTIVITY TIMEOUT */
+	CU_ASSERT_EQUAL(xcm_get_be32(b + 4 + 16), 60);            /* DEFAULT INACTIVITY TIMEOUT */
+	CU_ASSERT_EQUAL(xcm_get_be64(b + 4 + 20), (4ull << 30) / 4096);
+	CU_ASSERT_EQUAL(xcm_get_be64(b + 4 + 28), (64ull << 20) / 4096); /* 64 MiB per WUT */
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 40), 0x0001);            /* then Supported Commands */
+	f = find_desc(b, n, 0x0106);
+	UT_ASSERT_FATAL(f != 0);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + f + 2), 92);
+	CU_ASSERT_EQUAL(b[f + 4], 0);                             /* REMOTE TOKENS: none */
+	CU_ASSERT_EQUAL(xcm_get_be32(b + f + 24), 600);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + f + 46), 48);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + f + 48 + 2), 0x002C);
+	CU_ASSERT_EQUAL(xcm_get_be64(b + f + 48 + 8), 4ull << 30);
+	f = find_desc(b, n, 0x0108);
+	UT_ASSERT_FATAL(f != 0);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + f + 6), 3 * 64);
+	CU_ASSERT_EQUAL(xcm_get_be32(b + f + 8), 0x00800000u);
+	CU_ASSERT_EQUAL(b[f + 8 + 4], 0x03);
+	CU_ASSERT_EQUAL(xcm_get_be32(b + f + 8 + 64), 0x00800001u);
+	CU_ASSERT_EQUAL(xcm_get_be32(b + f + 8 + 128), 0xFFFF0001u);
+	CU_ASSERT_EQUAL(b[f + 8 + 128 + 4], 0x02);                /* zero token: in only */
+	CU_ASSERT_EQUAL(f + 8 + 3 * 64, n);
+	CU_ASSERT_EQUAL(xcm_vpd_tpc_decode(xcm_span_make(b, n), &t), 0);
+	CU_ASSERT_TRUE(t.has_bdrl && t.populate_token && t.rrti && t.xcopy_lid1);
+	CU_ASSERT_EQUAL(t.max_ranges, 64);
+	CU_ASSERT_EQUAL(t.optimal_blocks, 16384);
+	/* a reflink store also makes persistent point-in-time tokens */
+	tl.pit_persistent = true;
+	w = xcm_wbuf_make(b, sizeof(b));
+	xcm_vpd_tpc_encode_tok(&xcm_limits_default, &tl, 512, 0x00, &w);
+	f = find_desc(b, w.len, 0x0108);
+	CU_ASSERT_EQUAL(xcm_get_be32(b + f + 8 + 128), 0x00800002u);
+	CU_ASSERT_EQUAL(xcm_get_be64(b + 4 + 28), (64ull << 20) / 512);
+}
+
 static CU_TestInfo g_tests[] = {
+	{ "token_descriptors", vpd_token_descriptors },
 	{ "page_layout", vpd_page_layout },
 	{ "supported_commands_bytes", vpd_supported_commands_bytes },
 	{ "fixed_descriptors_bytes", vpd_fixed_descriptors_bytes },

@@ -53,6 +53,7 @@ struct xcm_tok_limits {
 	uint32_t default_inactivity_s; /* DEFAULT INACTIVITY TIMEOUT */
 	uint64_t max_token_bytes;      /* bytes one token may represent (MAXIMUM TOKEN TRANSFER SIZE) */
 	uint64_t optimal_bytes;        /* OPTIMAL TRANSFER COUNT, in bytes */
+	uint32_t max_lifetime_s;       /* MAXIMUM TOKEN LIFETIME (enforced by the token table) */
 	bool pit_persistent;           /* tokens are snapshots (reflink store) */
 };
 extern const struct xcm_tok_limits xcm_tok_limits_default;
@@ -169,6 +170,21 @@ int xcm_rrti_decode(struct xcm_span s, struct xcm_rcs4 *st, uint64_t *blocks, bo
 
 /* REPORT ALL ROD TOKENS response: n tokens (first 96 bytes of each). */
 void xcm_rart_encode(const uint8_t *const *tokens, size_t n, struct xcm_wbuf *w);
+
+/*
+ * Third-party Copy VPD page (8Fh) with the descriptors ODX clients read:
+ * 0000h Block Device ROD Token Limits first, then those of
+ * xcm_vpd_tpc_encode, then 0106h ROD Token Features and 0108h Supported
+ * ROD Token and ROD Types. tl NULL: the page without them. block_len: the
+ * LU's logical block length (the limits are reported in blocks).
+ */
+void xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits *tl,
+			    uint32_t block_len, uint8_t pdt_byte, struct xcm_wbuf *w);
+/* vpd_rod.c, for vpd.c: the descriptors themselves, and the 0000h decoder */
+void xcm_vpd_tpc_put_bdrl(const struct xcm_tok_limits *tl, uint32_t block_len,
+			  struct xcm_wbuf *w);
+void xcm_vpd_tpc_put_rod(const struct xcm_tok_limits *tl, struct xcm_wbuf *w);
+int xcm_vpd_tpc_dec_bdrl(struct xcm_span d, struct xcm_tpc_info *out);
 
 /* CDB builders (16 bytes) */
 void xcm_cdb_populate_token(uint8_t *cdb, uint32_t list_id, uint32_t plen);

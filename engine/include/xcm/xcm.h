@@ -321,6 +321,15 @@ struct xcm_tpc_info {
 	uint32_t max_seg_len;
 	uint8_t data_seg_gran;
 	uint8_t inline_gran;
+	/* Block Device ROD Token Limits (0000h), and the token commands in 0001h */
+	bool has_bdrl;
+	uint16_t max_ranges;
+	uint32_t max_inactivity_s;
+	uint32_t default_inactivity_s;
+	uint64_t max_token_blocks;
+	uint64_t optimal_blocks;
+	bool populate_token;           /* 83h/10h and 83h/11h listed */
+	bool rrti;                     /* 84h/07h listed */
 };
 
 /* pdt_byte: INQUIRY byte 0 (qualifier + peripheral device type). */
