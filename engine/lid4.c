@@ -57,15 +57,9 @@ xcm_tpc_out_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_tpc_out_req
 		      struct xcm_err *err)
 {
 	memset(req, 0, sizeof(*req));
-	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
-		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
+	if (xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_XCOPY, &req->sa, err) != XCM_OK) {
 		return err->status;
 	}
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_XCOPY) {
-		xcm_err_set(err, XCM_E_INVALID_OPCODE);
-		return err->status;
-	}
-	req->sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	switch (req->sa) {
 	case XCM_SA_XCOPY_LID1:
 	case XCM_SA_XCOPY_LID4:
@@ -105,16 +99,13 @@ enum xcm_status
 xcm_rcs4_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcs4_req *req,
 		   struct xcm_err *err)
 {
+	uint8_t sa;
+
 	memset(req, 0, sizeof(*req));
-	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
-		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
+	if (xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_RCR, &sa, err) != XCM_OK) {
 		return err->status;
 	}
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_RCR) {
-		xcm_err_set(err, XCM_E_INVALID_OPCODE);
-		return err->status;
-	}
-	if ((cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK) != XCM_SA_RCS_LID4) {
+	if (sa != XCM_SA_RCS_LID4) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
 		return err->status;
 	}

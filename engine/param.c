@@ -28,22 +28,32 @@
 #include "xcm/xcm.h"
 
 enum xcm_status
-xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t *plen, struct xcm_err *err)
+xcm_tpc_cdb_head(const uint8_t *cdb, size_t cdb_len, uint8_t opcode, uint8_t *sa,
+		 struct xcm_err *err)
 {
-	uint8_t sa;
-
-	/* SPC-4: EXTENDED COPY is a 16-byte CDB; anything shorter cannot hold byte 13 */
 	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
 		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
 		return err->status;
 	}
-	/* SPC-4: opcode 83h (THIRD-PARTY COPY OUT) */
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_XCOPY) {
+	if (cdb[XCM_CDB_OPCODE] != opcode) {
 		xcm_err_set(err, XCM_E_INVALID_OPCODE);
 		return err->status;
 	}
+	*sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
+	return XCM_OK;
+}
+
+enum xcm_status
+xcm_xcopy_cdb_check(const uint8_t *cdb, size_t cdb_len, uint32_t *plen, struct xcm_err *err)
+{
+	enum xcm_status st;
+	uint8_t sa;
+
+	/* SPC-4: EXTENDED COPY is 83h (THIRD-PARTY COPY OUT), a 16-byte CDB */
+	if ((st = xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_XCOPY, &sa, err)) != XCM_OK) {
+		return st;
+	}
 	/* check 1: only LID1 (SA 00h) here; LID4, PT, WUT, ... -> INVALID FIELD IN CDB */
-	sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	if (sa != XCM_SA_XCOPY_LID1) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
 		return err->status;

@@ -9,6 +9,7 @@
 #define XCM_PARAM_LAYOUT_H
 
 #include "xcm/spc.h"
+#include "xcm/xcm.h"
 
 /* EXTENDED COPY / RECEIVE COPY RESULTS CDB, 16 bytes */
 enum {
@@ -19,6 +20,14 @@ enum {
 	XCM_CDB_SA_MASK = 0x1F,
 	XCM_CDB_SA_MSB = 4,            /* bit pointer of the SERVICE ACTION field */
 };
+
+/*
+ * What every 83h/84h CDB check starts with: a 16-byte CDB (anything shorter
+ * cannot hold bytes 10-13: INVALID FIELD IN CDB), the opcode (else INVALID
+ * COMMAND OPERATION CODE), and the SERVICE ACTION, bits 4:0 of byte 1, in *sa.
+ */
+enum xcm_status xcm_tpc_cdb_head(const uint8_t *cdb, size_t cdb_len, uint8_t opcode, uint8_t *sa,
+				 struct xcm_err *err);
 
 /* LID1 parameter list header, 16 bytes */
 enum {

@@ -70,18 +70,11 @@ xcm_rcr_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_rcr_req *req,
 	uint8_t sa;
 	bool supported = false;
 
-	/* SPC-4: the LID1 RECEIVE COPY RESULTS CDB is 16 bytes */
-	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
-		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
-		return err->status;
-	}
-	/* SPC-4: opcode 84h (THIRD-PARTY COPY IN) */
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_RCR) {
-		xcm_err_set(err, XCM_E_INVALID_OPCODE);
+	/* SPC-4: RECEIVE COPY RESULTS is 84h (THIRD-PARTY COPY IN), a 16-byte CDB */
+	if (xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_RCR, &sa, err) != XCM_OK) {
 		return err->status;
 	}
 	/* only the service actions we claim (limits.c); others: INVALID FIELD IN CDB */
-	sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	sas = xcm_supported_rcr_sas(&nsas);
 	for (i = 0; i < nsas; i++) {
 		if (sas[i] == sa) {

@@ -78,15 +78,9 @@ xcm_tok_out_cdb_check(const uint8_t *cdb, size_t cdb_len, const struct xcm_tok_l
 	uint32_t max;
 
 	memset(req, 0, sizeof(*req));
-	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
-		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
+	if (xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_XCOPY, &req->sa, err) != XCM_OK) {
 		return err->status;
 	}
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_XCOPY) {
-		xcm_err_set(err, XCM_E_INVALID_OPCODE);
-		return err->status;
-	}
-	req->sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	if ((req->sa != XCM_SA_POPULATE_TOKEN && req->sa != XCM_SA_WRITE_USING_TOKEN) ||
 	    (cdb[XCM_CDB_SA] & ~XCM_CDB_SA_MASK) != 0) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
@@ -301,15 +295,9 @@ xcm_tok_in_cdb_check(const uint8_t *cdb, size_t cdb_len, struct xcm_tok_in_req *
 		     struct xcm_err *err)
 {
 	memset(req, 0, sizeof(*req));
-	if (cdb == NULL || cdb_len < XCM_CDB16_LEN) {
-		xcm_err_set(err, XCM_E_INVALID_FIELD_CDB);
+	if (xcm_tpc_cdb_head(cdb, cdb_len, XCM_OP_RCR, &req->sa, err) != XCM_OK) {
 		return err->status;
 	}
-	if (cdb[XCM_CDB_OPCODE] != XCM_OP_RCR) {
-		xcm_err_set(err, XCM_E_INVALID_OPCODE);
-		return err->status;
-	}
-	req->sa = cdb[XCM_CDB_SA] & XCM_CDB_SA_MASK;
 	if ((req->sa != XCM_SA_RRTI && req->sa != XCM_SA_RART) ||
 	    (cdb[XCM_CDB_SA] & ~XCM_CDB_SA_MASK) != 0) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_CDB, true, XCM_CDB_SA, XCM_CDB_SA_MSB);
