@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The 512-byte ROD token (SPC-4 7.3.4.4, digest 8.4), the RECEIVE ROD TOKEN
- * INFORMATION response (SPC-4 6.19.4, digest 6.5) and the REPORT ALL ROD
- * TOKENS response (SPC-4 6.19.5, digest 6.7), and the token limits table.
+ * The 512-byte ROD token (SPC-4 7.3.4.4), the RECEIVE ROD TOKEN
+ * INFORMATION response (SPC-4 6.19.4) and the REPORT ALL ROD
+ * TOKENS response (SPC-4 6.19.5), and the token limits table.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,7 +22,7 @@ const struct xcm_tok_limits xcm_tok_limits_default = {
 	.pit_persistent = false,
 };
 
-/* ROD token (digest 8.4) */
+/* ROD token (SPC-4 7.3.4.4) */
 enum {
 	RT_TYPE = 0,                   /* 4 bytes */
 	RT_LEN = 6,                    /* 2 bytes ROD TOKEN LENGTH */
@@ -36,7 +36,7 @@ _Static_assert(RT_CREATOR + XCM_CSCD_LEN == RT_BYTES, "creator CSCD at 16-47");
 _Static_assert(RT_TARGET_DESC + XCM_E4_VPD_HDR + XCM_DESIG_MAX <= XCM_ROD_RANDOM_OFF,
 	       "target device descriptor before the random part");
 
-/* RRTI: the ROD token descriptor part after the sense data field (digest 6.5) */
+/* RRTI: the ROD token descriptor part after the sense data field (SPC-4 6.19.4) */
 enum {
 	RR_HDR = 32,
 	RR_SENSE_FIELD_LEN = 13,

@@ -3,15 +3,14 @@
  * POPULATE TOKEN / WRITE USING TOKEN CDB checks and parameter lists, RRTI /
  * REPORT ALL ROD TOKENS CDB checks, and their CDB builders. Layouts: SBC-4
  * 5.8 (POPULATE TOKEN: CDB, parameter list, 5.8.3 block device range
- * descriptor), SBC-4 5.55 (WRITE USING TOKEN), SPC-4 6.19.4 / 6.19.5;
- * digest sections 2 and 8.1-8.3.
+ * descriptor), SBC-4 5.55 (WRITE USING TOKEN), SPC-4 6.19.4 / 6.19.5.
  */
 #include <string.h>
 
 #include "param_layout.h"
 #include "xcm/token.h"
 
-/* PT / WUT CDB (digest 2) */
+/* PT / WUT CDB (SBC-4 5.8, 5.55) */
 enum {
 	TC_RESERVED = 2,               /* bytes 2-5 reserved */
 	TC_LIST_ID = 6,                /* 4 bytes */
@@ -23,7 +22,7 @@ enum {
 	TI_BYTE14 = 14,
 };
 
-/* PT parameter list (digest 8.1) and WUT parameter list (digest 8.2) */
+/* POPULATE TOKEN and WRITE USING TOKEN parameter lists (SBC-4 5.8, 5.55) */
 enum {
 	TL_DATA_LEN = 0,               /* 2 bytes: total - 2 */
 	TL_FLAGS = 2,                  /* PT: 1 RTV, 0 IMMED; WUT: 1 DEL_TKN, 0 IMMED */
@@ -105,7 +104,7 @@ xcm_tok_out_cdb_check(const uint8_t *cdb, size_t cdb_len, const struct xcm_tok_l
 	return XCM_OK;
 }
 
-/* Byte 2 flags and the fixed fields of PT (digest 8.1). */
+/* Byte 2 flags and the fixed fields of PT (SBC-4 5.8, its parameter list). */
 static bool
 parse_pt_fixed(struct xcm_span d, const struct xcm_tok_limits *lim, struct xcm_tok_list *out,
 	       struct xcm_err *err)
@@ -170,7 +169,7 @@ overlaps_earlier(const struct xcm_tok_list *l, uint32_t i)
 	return false;
 }
 
-/* Range descriptors at d[hdr, hdr + len) (digest 8.3). */
+/* Range descriptors at d[hdr, hdr + len) (SBC-4 5.8.3). */
 static bool
 parse_ranges(struct xcm_span d, uint32_t hdr, uint32_t len_field, uint64_t num_blocks,
 	     struct xcm_tok_list *out, struct xcm_err *err)

@@ -2,8 +2,8 @@
 /*
  * The token (ODX) descriptors of the Third-party Copy VPD page (8Fh): 0000h
  * Block Device ROD Token Limits (SBC-4 6.6.8.2), 0106h ROD Token Features
- * and 0108h Supported ROD Token and ROD Types (SPC-4 7.8.17.9, 7.8.17.10);
- * digest 7.3. Every value comes from struct xcm_tok_limits, the table the
+ * and 0108h Supported ROD Token and ROD Types (SPC-4 7.8.17.9, 7.8.17.10).
+ * Every value comes from struct xcm_tok_limits, the table the
  * token list parser enforces (token.c).
  */
 #include <errno.h>

@@ -133,7 +133,11 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
 
-	/* digest D-5: OFFSET INTO ROD counts logical blocks of the LU the WUT went to */
+	/*
+	 * OFFSET INTO ROD counts logical blocks of the LU the WUT went to (as
+	 * QNAP's target; CTL adds it to source blocks: the same when block
+	 * sizes match).
+	 */
 	if (l->offset > tok->total_bytes / bs || !src_seek(&p, l->offset * bs)) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
 		return err->status;

@@ -143,7 +143,7 @@ pt_round_trip(void)
 	CU_ASSERT_EQUAL(n, 16 + 64 * 16);
 	CU_ASSERT_EQUAL(xcm_get_be16(g_buf), n - 2);
 	CU_ASSERT_EQUAL(xcm_get_be16(g_buf + 14), 64 * 16);
-	/* the first range descriptor at byte 16 (digest D-1) */
+	/* the first range descriptor at byte 16 (ddpt 0.97 writes it at 15: a known ddpt bug) */
 	CU_ASSERT_EQUAL(xcm_get_be64(g_buf + 16 + 16), 100);
 	CU_ASSERT_EQUAL(xcm_get_be32(g_buf + 16 + 24), 8);
 	CU_ASSERT_EQUAL(parse(0x10, n, n), XCM_OK);

@@ -94,7 +94,7 @@ vpd_fixed_descriptors_bytes(void)
 
 	codes = xcm_supported_desc_codes(&nc);
 	n = encode(l, 0, b, sizeof(b));
-	/* 0004h Parameter Data, MAXIMUM INLINE DATA LENGTH at byte 16 (D-4) */
+	/* 0004h Parameter Data: MAXIMUM INLINE DATA LENGTH at byte 16 (CTL, ddpt; sg3_utils reads 17) */
 	off = find_desc(b, n, 0x0004);
 	UT_ASSERT_FATAL(off != 0);
 	CU_ASSERT_EQUAL(xcm_get_be16(b + off + 8), l->max_cscd);

@@ -7,7 +7,7 @@
  * calls: the random part of a token comes from the caller. Same conventions
  * as xcm/xcm.h. Layouts: SBC-4 5.8 (POPULATE TOKEN), 5.55 (WRITE USING
  * TOKEN), SPC-4 6.19.4 (RRTI), 6.19.5 (REPORT ALL ROD TOKENS), 7.3.4.4 (ROD
- * token); digest sections 2, 6.5, 6.7, 8.
+ * token).
  */
 #ifndef XCM_TOKEN_H
 #define XCM_TOKEN_H
@@ -39,7 +39,7 @@ enum {
 	XCM_ROD_RANDOM_LEN = XCM_ROD_TOKEN_LEN - XCM_ROD_RANDOM_OFF,
 };
 
-/* ROD types (SPC-4 Table 115; digest 8.5) */
+/* ROD types (SPC-4 Table 115) */
 #define XCM_ROD_TYPE_PIT_DEFAULT 0x00800000u     /* point in time copy, default */
 #define XCM_ROD_TYPE_PIT_VULNERABLE 0x00800001u  /* point in time copy, change vulnerable */
 #define XCM_ROD_TYPE_PIT_PERSISTENT 0x00800002u  /* point in time copy, persistent */
@@ -125,7 +125,7 @@ struct xcm_tok_in_req {
 enum xcm_status xcm_tok_in_cdb_check(const uint8_t *cdb, size_t cdb_len,
 				     struct xcm_tok_in_req *req, struct xcm_err *err);
 
-/* What a ROD token says (SPC-4 7.3.4.4; digest 8.4). */
+/* What a ROD token says (SPC-4 7.3.4.4). */
 struct xcm_rod_token {
 	uint32_t rod_type;
 	uint64_t id;                   /* COPY MANAGER ROD TOKEN IDENTIFIER */
@@ -151,7 +151,7 @@ void xcm_rod_token_encode(const struct xcm_rod_token *t, uint8_t out[XCM_ROD_TOK
  */
 enum xcm_status xcm_rod_token_decode(const uint8_t in[XCM_ROD_TOKEN_LEN],
 				     struct xcm_rod_token *t, struct xcm_err *err);
-/* The block device zero ROD token (digest 8.4). */
+/* The block device zero ROD token (SBC-4, ROD type FFFF0001h). */
 void xcm_rod_token_zero(uint8_t out[XCM_ROD_TOKEN_LEN]);
 /* Constant-time comparison of two tokens: true if equal. */
 bool xcm_rod_token_equal(const uint8_t *a, const uint8_t *b);
