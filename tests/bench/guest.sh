@@ -471,12 +471,14 @@ fill_source() {   # STORE
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
-say "reflink XFS store: user:xcopy clone path"
-mkstore rl 1
-fill_source rl
-want rows && path clone user rl ""
-want lat && lat clone user rl ""
-rmstore rl
+if want rows || want lat; then
+	say "reflink XFS store: user:xcopy clone path"
+	mkstore rl 1
+	fill_source rl
+	want rows && path clone user rl ""
+	want lat && lat clone user rl ""
+	rmstore rl
+fi
 
 say "XFS store without reflink"
 mkstore nr 0
