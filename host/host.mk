@@ -99,3 +99,9 @@ test-unit: check-man
 test-xcp-cli: $(XCP)
 	$(Q)$(TOP)/tests/scripts/test-xcp.sh $(XCP)
 test-unit: test-xcp-cli
+
+# libxcopy-preload.so: the real calls' results and errno kept, cp through it.
+.PHONY: test-preload
+test-preload: $(PRELOAD_SO)
+	$(Q)$(TOP)/tests/scripts/test-preload.sh $(PRELOAD_SO)
+test-unit: test-preload

@@ -22,6 +22,7 @@ SMALL=16
 mkdir -p "$W"
 lab_check "libxcopy-preload.so is built ($PRE)" test -f "$PRE"
 
+step() { echo "[${SECONDS}s] $*"; }
 io_sectors() { awk -v d="$1" '$3 == d { print $6 + $10 }' /proc/diskstats; }
 preloaded() {   # LOG CMD...
 	local log=$1
@@ -62,12 +63,14 @@ for f in dst:$MB d2:$SMALL d3:$SMALL; do
 	dd if=/dev/zero of="$mnt/${f%:*}" bs=1M count="${f#*:}" conv=fsync status=none
 done
 off_image
+step "files written on the image"
 
 x0=$(lab_user_create x0 xcopy "$img" 768M)
 read -r sd _ <<<"$(lab_loop_export "$x0")"
 dev=${sd#/dev/}
 lab_wait_for test -b "${sd}1"
 mount "${sd}1" "$mnt"
+step "LU exported and mounted"
 
 # 1. in place into a written destination
 echo 3 >/proc/sys/vm/drop_caches
@@ -97,6 +100,8 @@ lab_check "copy_file_range in place: >= 99% offloaded ($off of $copied bytes, $(
 lab_check "copy_file_range in place: host moved $host bytes (< 1% of $copied)" \
 	test "$((host * 100))" -lt "$copied"
 
+step "copy_file_range in place done"
+
 # 2. sendfile in place (the source's offset given, the destination's position used)
 preloaded "$W/sendfile.log" python3 -c 'import os, sys
 s = os.open(sys.argv[1], os.O_RDONLY)
@@ -118,6 +123,8 @@ off=$(log_sum "$W/sendfile.log" off)
 lab_check "sendfile in place: >= 99% offloaded ($off of $small bytes)" \
 	test "$((off * 100))" -ge "$((small * 99))"
 
+step "sendfile done"
+
 # 3. cp into a new file and onto a written one: falls back, says why
 preloaded 1 cp "$mnt/s2" "$mnt/new" 2>"$W/cp-new.err"
 preloaded 1 cp "$mnt/s2" "$mnt/d3" 2>"$W/cp-old.err"
@@ -131,6 +138,7 @@ for c in new old; do
 		"$W/cp-$c.err"
 done
 umount "$mnt"
+step "cp done"
 # the data as the LU's medium holds it (the image, read-only)
 on_image ro,noload
 lab_check "copy_file_range in place: identical on the medium" cmp "$mnt/src" "$mnt/dst"
@@ -138,4 +146,5 @@ lab_check "sendfile in place: identical on the medium" cmp "$mnt/s2" "$mnt/d2"
 lab_check "cp to a new file: identical on the medium" cmp "$mnt/s2" "$mnt/new"
 lab_check "cp onto a written file: identical on the medium" cmp "$mnt/s2" "$mnt/d3"
 off_image
+step "compared"
 lab_summary
