@@ -182,6 +182,22 @@ xch_pick_designator(struct xcm_span page, uint8_t *out, size_t cap)
 	return (int)best.desc_len;
 }
 
+int
+xch_dev_read_designator(struct xcopy_dev *d, uint8_t *out, size_t cap)
+{
+	uint8_t *vpd;
+	size_t got = 0;
+	int rc;
+
+	rc = read_vpd(d, XCM_VPD_DEVICE_ID, &vpd, &got);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = xch_pick_designator(xcm_span_make(vpd, got), out, cap);
+	free(vpd);
+	return rc;
+}
+
 static uint32_t
 min_nz(uint32_t a, uint32_t b)
 {

@@ -9,9 +9,10 @@
  *   - a whole SCSI disk: identity;
  *   - a partition of one: start and length from sysfs;
  * and the node's own size (BLKGETSIZE64) agrees with that window. A
- * device-mapper volume whose table is a plain linear remap of such devices
- * is mapped piece by piece onto handles of the devices under it (dm.c);
- * commands then go to those devices, never through the volume's node. Any
+ * device-mapper volume whose table is a plain remap of such devices (linear,
+ * striped, multipath) is mapped piece by piece onto handles of the devices
+ * under it (dm.c, mpath.c); commands then go to those devices, never through
+ * the volume's node (XCOPY_DM=off turns this off). Any
  * other block device (other dm targets, md, loop, nbd, zram...) opens as a
  * host-only handle: copies from or to it are done with pread/pwrite on the
  * node itself and EXTENDED COPY is never sent. Every range any caller sends
@@ -146,12 +147,13 @@ open_host_only(const char *path, dev_t rdev, struct xcopy_dev **out)
 	return 0;
 }
 
+/* XCOPY_DM=off: device-mapper volumes stay host-only (no mapping at all). */
 static bool
-dm_linear_enabled(void)
+dm_mapping_enabled(void)
 {
 	const char *v = getenv("XCOPY_DM");
 
-	return v != NULL && strcmp(v, "linear") == 0;
+	return v == NULL || strcmp(v, "off") != 0;
 }
 
 /* A device-mapper volume: mapped onto the devices under it, or host-only. */
@@ -159,21 +161,17 @@ static int
 open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct xcopy_dev **out)
 {
 	char why[160] = "";
-	size_t i;
 	int rc;
 
 	rc = open_host_only(path, rdev, out);
 	if (rc != 0) {
 		return rc;
 	}
-	/*
-	 * Mapping linear volumes is opt-in until the rest of the device-mapper
-	 * work (multipath paths, stacked checks) lands: XCOPY_DM=linear.
-	 */
-	if (depth == 0 && !dm_linear_enabled()) {
-		XCH_WARN("%s (%s): a device-mapper device (LVM, multipath...): no EXTENDED COPY "
-			 "through it; copies go through the host (XCOPY_DM=linear maps linear "
-			 "volumes)", path, b->name);
+	if (!dm_mapping_enabled()) {
+		if (depth == 0) {
+			XCH_WARN("%s (%s): a device-mapper device, XCOPY_DM=off: no EXTENDED COPY "
+				 "through it; copies go through the host", path, b->name);
+		}
 		return 0;
 	}
 	rc = xch_dm_attach(*out, major(rdev), minor(rdev), depth, why, sizeof(why));
@@ -183,19 +181,16 @@ open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct
 		return rc;
 	}
 	if (rc != 0) {
-		XCH_WARN("%s (%s): a device-mapper device that is not a plain linear remap of SCSI "
-			 "disks (%s): no EXTENDED COPY through it; copies go through the host",
-			 path, b->name, why);
+		XCH_WARN("%s (%s): a device-mapper device that is not a plain remap of SCSI disks "
+			 "(%s): no EXTENDED COPY through it; copies go through the host", path,
+			 b->name, why);
 		return 0;
 	}
 	/* commands go to the devices underneath, never through this node */
 	(*out)->host_only = false;
-	(*out)->caps.offload = true;
-	for (i = 0; i < xch_dm_pieces(*out); i++) {
-		(*out)->caps.offload = (*out)->caps.offload && xch_dm_piece_dev(*out, i)->caps.offload;
-	}
-	XCH_INFO("%s (%s): linear device-mapper volume over %zu piece(s)", path, b->name,
-		 xch_dm_pieces(*out));
+	(*out)->caps.offload = xch_dm_offload(*out);
+	XCH_INFO("%s (%s): device-mapper volume over %zu piece(s)%s", path, b->name,
+		 xch_dm_pieces(*out), (*out)->caps.offload ? "" : ", not every LU offloads");
 	return 0;
 }
 

@@ -1,29 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Device-mapper volumes (LVM logical volumes) whose table is a plain linear
- * remap: each "linear MAJ:MIN OFFSET" target maps a run of the volume's
- * sectors to a run of another block device, which is a SCSI disk, a
- * partition of one, or another such volume (resolved recursively). A copy
- * between such volumes is cut at every piece boundary of both sides and each
- * run is copied between the devices underneath, where EXTENDED COPY can be
- * sent. Anything else (striped, snapshot, thin, crypt, raid, cache, a
- * suspended volume, a table that changed) is refused and the volume opens
- * host-only. The table is read through libdevmapper (DM_DEVICE_TABLE) when
- * the volume is opened, and compared again before and after every copy.
+ * Device-mapper volumes (LVM logical volumes, dm-multipath devices) whose
+ * table is a plain remap of blocks: "linear" (a run of another device),
+ * "striped" (chunks dealt round-robin over several devices) and "multipath"
+ * (one LU reached through several paths, mpath.c). The devices underneath
+ * are SCSI disks, partitions of them, or such volumes again (resolved
+ * recursively). A copy is cut at every piece (and stripe chunk) boundary of
+ * both sides and each run is copied between the devices underneath, where
+ * EXTENDED COPY can be sent (dm_copy.c). Anything else (snapshot, thin,
+ * crypt, raid, cache, zero, error...; a suspended volume; a table that
+ * changed) is refused with the reason and the volume opens host-only. The
+ * table is read through libdevmapper (DM_DEVICE_TABLE) when the volume is
+ * opened and compared again before and after every copy.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <libdevmapper.h>
-#include <linux/fs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "xcopy_internal.h"
 
@@ -31,13 +28,20 @@ enum {
 	DM_MAX_DEPTH = 8,       /* volumes stacked on volumes */
 	DM_MAX_PIECES = 4096,
 	DM_TABLE_MAX = 1 << 20, /* bytes of table text kept for the change check */
+	SECTOR = 512,
+};
+
+struct xch_dm_leg {
+	struct xcopy_dev *dev;  /* the device underneath (owned) */
+	uint64_t lba;           /* first block on dev, relative to dev's window */
 };
 
 struct xch_dm_piece {
 	uint64_t start;         /* first block of the volume */
 	uint64_t blocks;
-	struct xcopy_dev *dev;  /* the device underneath (owned) */
-	uint64_t dev_lba;       /* first block on dev, relative to dev's window */
+	uint64_t chunk;         /* striped: blocks per chunk; 0: one leg */
+	uint32_t nleg;
+	struct xch_dm_leg leg[XCH_DM_MAX_LEGS];
 };
 
 struct xch_dm_map {
@@ -45,6 +49,7 @@ struct xch_dm_map {
 	size_t n;
 	struct xch_dm_piece *p;
 	char *table;            /* the table as read at open */
+	bool multipath;         /* one multipath target: paths may change, blocks do not */
 };
 
 static void
@@ -136,20 +141,29 @@ out:
 	return 0;
 }
 
-static void
-map_free(struct xch_dm_map *m)
+void
+xch_dm_map_free(struct xch_dm_map *m)
 {
 	size_t i;
+	uint32_t k;
 
 	if (m == NULL) {
 		return;
 	}
 	for (i = 0; i < m->n; i++) {
-		xcopy_dev_close(m->p[i].dev);
+		for (k = 0; k < m->p[i].nleg; k++) {
+			xcopy_dev_close(m->p[i].leg[k].dev);
+		}
 	}
 	free(m->p);
 	free(m->table);
 	free(m);
+}
+
+bool
+xch_dm_map_is_multipath(const struct xch_dm_map *m)
+{
+	return m != NULL && m->multipath;
 }
 
 size_t
@@ -158,28 +172,42 @@ xch_dm_pieces(const struct xcopy_dev *d)
 	return d->dm != NULL ? d->dm->n : 0;
 }
 
-struct xcopy_dev *
-xch_dm_piece_dev(const struct xcopy_dev *d, size_t i)
+bool
+xch_dm_offload(const struct xcopy_dev *d)
 {
-	return d->dm->p[i].dev;
+	size_t i;
+	uint32_t k;
+
+	if (d->dm == NULL) {
+		return d->caps.offload && !d->host_only;
+	}
+	for (i = 0; i < d->dm->n; i++) {
+		for (k = 0; k < d->dm->p[i].nleg; k++) {
+			if (!xch_dm_offload(d->dm->p[i].leg[k].dev)) {
+				return false;
+			}
+		}
+	}
+	return true;
 }
 
 void
 xch_dm_free(struct xcopy_dev *d)
 {
-	map_free(d->dm);
+	xch_dm_map_free(d->dm);
 	d->dm = NULL;
 }
 
 /* Open the block device MAJ:MIN by its kernel name (/dev/NAME, checked). */
 static int
-open_under(unsigned major, unsigned minor, int depth, struct xcopy_dev **out)
+open_under(void *arg, unsigned major, unsigned minor, int depth, struct xcopy_dev **out)
 {
 	struct xch_blk blk;
 	struct stat st;
 	char path[96];
 	int rc;
 
+	(void)arg;
 	rc = xch_sysfs_resolve("/sys", major, minor, &blk);
 	if (rc != 0) {
 		return rc;
@@ -192,103 +220,226 @@ open_under(unsigned major, unsigned minor, int depth, struct xcopy_dev **out)
 	return xch_open_blockdev_depth(path, st.st_rdev, depth, out);
 }
 
-/*
- * One "START LEN linear MAJ:MIN OFFSET" line into a piece. bs: the volume's
- * logical block size; every number must fall on it. 0, -ENOTSUP (not a
- * linear target), -EINVAL (unaligned), or what opening the device returned.
- */
+struct builder {
+	uint32_t bs;
+	uint32_t spb;           /* sectors per block */
+	int depth;
+	xch_dm_open_fn open;
+	void *arg;
+	char *why;
+	size_t whylen;
+};
+
+/* Open the device of one leg and check that [lba, lba + blocks) lies on it. */
 static int
-parse_piece(const char *line, uint32_t bs, int depth, struct xch_dm_piece *p, char *why,
-	    size_t whylen)
+open_leg(struct builder *b, const struct xch_dm_leg_spec *s, uint64_t blocks, struct xch_dm_leg *l)
 {
-	uint64_t start, len, off;
-	unsigned ma, mi;
-	char type[32];
-	uint32_t spb = bs / 512;
 	int rc;
 
-	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %31s", &start, &len, type) != 3) {
-		snprintf(why, whylen, "unreadable table line");
+	if (s->off % b->spb != 0) {
+		snprintf(b->why, b->whylen, "an offset on %u:%u not on %u-byte blocks", s->major,
+			 s->minor, b->bs);
 		return -EINVAL;
 	}
-	if (strcmp(type, "linear") != 0) {
-		snprintf(why, whylen, "a '%s' target, not a plain linear remap", type);
-		return -ENOTSUP;
-	}
-	if (sscanf(line, "%*u %*u %*s %u:%u %" SCNu64, &ma, &mi, &off) != 3) {
-		snprintf(why, whylen, "linear target names no MAJ:MIN device");
-		return -EINVAL;
-	}
-	if (spb == 0 || start % spb != 0 || len % spb != 0 || off % spb != 0 || len == 0) {
-		snprintf(why, whylen, "linear target not on %u-byte blocks", bs);
-		return -EINVAL;
-	}
-	rc = open_under(ma, mi, depth + 1, &p->dev);
+	rc = b->open(b->arg, s->major, s->minor, b->depth + 1, &l->dev);
 	if (rc != 0) {
-		snprintf(why, whylen, "device %u:%u under it cannot be opened (%s)", ma, mi,
-			 strerror(-rc));
+		snprintf(b->why, b->whylen, "device %u:%u under it cannot be opened (%s)", s->major,
+			 s->minor, strerror(-rc));
 		return rc;
 	}
-	if (p->dev->caps.block_size != bs) {
-		snprintf(why, whylen, "device %u:%u has %u-byte blocks, the volume %u", ma, mi,
-			 p->dev->caps.block_size, bs);
+	if (l->dev->caps.block_size != b->bs) {
+		snprintf(b->why, b->whylen, "device %u:%u has %u-byte blocks, the volume %u",
+			 s->major, s->minor, l->dev->caps.block_size, b->bs);
 		return -EINVAL;
 	}
-	p->start = start / spb;
-	p->blocks = len / spb;
-	p->dev_lba = off / spb;
-	if (p->dev_lba > p->dev->caps.part_blocks ||
-	    p->blocks > p->dev->caps.part_blocks - p->dev_lba) {
-		snprintf(why, whylen, "linear target runs past the end of %u:%u", ma, mi);
+	if (l->dev->host_only) {
+		snprintf(b->why, b->whylen, "device %u:%u under it is neither a SCSI disk, a "
+			 "partition of one nor a mapped volume", s->major, s->minor);
+		return -ENOTSUP;
+	}
+	l->lba = s->off / b->spb;
+	if (l->lba > l->dev->caps.part_blocks || blocks > l->dev->caps.part_blocks - l->lba) {
+		snprintf(b->why, b->whylen, "the target runs past the end of %u:%u", s->major,
+			 s->minor);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* The paths of a multipath target: whole SCSI disks, one handle over all. */
+static int
+open_paths(struct builder *b, const struct xch_dm_target *t, uint64_t blocks,
+	   struct xch_dm_piece *p)
+{
+	struct xcopy_dev *paths[XCH_DM_MAX_LEGS];
+	char name[64];
+	size_t n = 0;
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < t->nleg; k++) {
+		struct xcopy_dev *d = NULL;
+
+		rc = b->open(b->arg, t->leg[k].major, t->leg[k].minor, b->depth + 1, &d);
+		if (rc != 0 || d->dm != NULL || d->host_only || d->ops == NULL ||
+		    d->caps.part_start != 0 || d->caps.part_blocks != d->caps.num_blocks) {
+			XCH_WARN("multipath path %u:%u: not usable as a whole SCSI disk (%s): skipped",
+				 t->leg[k].major, t->leg[k].minor, rc != 0 ? strerror(-rc) : "kind");
+			xcopy_dev_close(d);
+			continue;
+		}
+		paths[n++] = d;
+	}
+	if (n == 0) {
+		snprintf(b->why, b->whylen, "a 'multipath' target with no usable path");
+		return -ENODEV;
+	}
+	snprintf(name, sizeof(name), "multipath(%u:%u+%zu)", t->leg[0].major, t->leg[0].minor,
+		 n - 1);
+	rc = xch_mpath_attach(paths, n, name, &p->leg[0].dev, b->why, b->whylen);
+	if (rc != 0) {
+		return rc;
+	}
+	p->nleg = 1;
+	if (p->leg[0].dev->caps.block_size != b->bs || p->leg[0].dev->caps.num_blocks != blocks) {
+		snprintf(b->why, b->whylen, "the multipath LU (%" PRIu64 " x %u) is not the "
+			 "volume (%" PRIu64 " x %u)", p->leg[0].dev->caps.num_blocks,
+			 p->leg[0].dev->caps.block_size, blocks, b->bs);
 		return -ERANGE;
 	}
 	return 0;
 }
 
 static int
-build_map(struct xch_dm_map *m, uint32_t bs, uint64_t vol_blocks, int depth, char *why,
-	  size_t whylen)
+piece_from_target(struct builder *b, const struct xch_dm_target *t, uint64_t vol_blocks,
+		  struct xch_dm_piece *p)
 {
-	const char *line;
-	uint64_t next = 0;
-	size_t cap = 0;
+	uint64_t width;
+	uint32_t k;
 	int rc;
 
-	for (line = m->table; *line != '\0'; line = strchr(line, '\n') + 1) {
-		if (m->n == cap) {
-			struct xch_dm_piece *np;
-
-			if (cap >= DM_MAX_PIECES) {
-				snprintf(why, whylen, "more than %d targets", DM_MAX_PIECES);
-				return -E2BIG;
-			}
-			cap = cap == 0 ? 8 : cap * 2;
-			np = realloc(m->p, cap * sizeof(*np));
-			if (np == NULL) {
-				return -ENOMEM;
-			}
-			m->p = np;
+	if (t->start % b->spb != 0 || t->len % b->spb != 0 || t->chunk % b->spb != 0) {
+		snprintf(b->why, b->whylen, "a '%s' target not on %u-byte blocks", t->type, b->bs);
+		return -EINVAL;
+	}
+	p->start = t->start / b->spb;
+	p->blocks = t->len / b->spb;
+	if (t->kind == XCH_DM_MULTIPATH) {
+		if (p->start != 0 || p->blocks != vol_blocks) {
+			snprintf(b->why, b->whylen, "a 'multipath' target that is not the whole volume");
+			return -EINVAL;
 		}
-		memset(&m->p[m->n], 0, sizeof(m->p[m->n]));
-		rc = parse_piece(line, bs, depth, &m->p[m->n], why, whylen);
-		if (m->p[m->n].dev != NULL) {
-			m->n++;
+		return open_paths(b, t, p->blocks, p);
+	}
+	p->chunk = t->kind == XCH_DM_STRIPED ? t->chunk / b->spb : 0;
+	width = p->blocks / t->nleg;
+	for (k = 0; k < t->nleg; k++) {
+		rc = open_leg(b, &t->leg[k], width, &p->leg[k]);
+		if (p->leg[k].dev != NULL) {
+			p->nleg = k + 1;
 		}
 		if (rc != 0) {
 			return rc;
 		}
+	}
+	return 0;
+}
+
+static int
+grow(struct xch_dm_map *m, size_t *cap, char *why, size_t whylen)
+{
+	struct xch_dm_piece *np;
+
+	if (m->n < *cap) {
+		return 0;
+	}
+	if (*cap >= DM_MAX_PIECES) {
+		snprintf(why, whylen, "more than %d targets", DM_MAX_PIECES);
+		return -E2BIG;
+	}
+	*cap = *cap == 0 ? 4 : *cap * 2;
+	np = realloc(m->p, *cap * sizeof(*np));
+	if (np == NULL) {
+		return -ENOMEM;
+	}
+	m->p = np;
+	return 0;
+}
+
+static int
+build_pieces(struct xch_dm_map *m, struct builder *b, uint64_t vol_blocks)
+{
+	struct xch_dm_target *t = malloc(sizeof(*t));
+	const char *line;
+	uint64_t next = 0;
+	size_t cap = 0;
+	int rc = t == NULL ? -ENOMEM : 0;
+
+	for (line = m->table; rc == 0 && *line != '\0'; line = strchr(line, '\n') + 1) {
+		rc = grow(m, &cap, b->why, b->whylen);
+		if (rc == 0) {
+			rc = xch_dm_parse_target(line, t, b->why, b->whylen);
+		}
+		if (rc == 0 && t->kind == XCH_DM_MULTIPATH && m->n > 0) {
+			snprintf(b->why, b->whylen, "a 'multipath' target next to others");
+			rc = -EINVAL;
+		}
+		if (rc != 0) {
+			break;
+		}
+		memset(&m->p[m->n], 0, sizeof(m->p[m->n]));
+		m->multipath = t->kind == XCH_DM_MULTIPATH;
+		rc = piece_from_target(b, t, vol_blocks, &m->p[m->n]);
+		m->n++;
 		/* targets tile the volume from sector 0, in order, without gaps */
-		if (m->p[m->n - 1].start != next) {
-			snprintf(why, whylen, "targets leave a gap at block %" PRIu64, next);
-			return -EINVAL;
+		if (rc == 0 && m->p[m->n - 1].start != next) {
+			snprintf(b->why, b->whylen, "targets leave a gap at block %" PRIu64, next);
+			rc = -EINVAL;
 		}
 		next += m->p[m->n - 1].blocks;
 	}
-	if (next != vol_blocks) {
-		snprintf(why, whylen, "table covers %" PRIu64 " of %" PRIu64 " blocks", next,
-			 vol_blocks);
-		return -ERANGE;
+	if (rc == 0 && next != vol_blocks) {
+		snprintf(b->why, b->whylen, "the table covers %" PRIu64 " of %" PRIu64 " blocks",
+			 next, vol_blocks);
+		rc = -ERANGE;
 	}
+	free(t);
+	return rc;
+}
+
+int
+xch_dm_map_build(const char *table, uint32_t bs, uint64_t vol_blocks, int depth,
+		 xch_dm_open_fn open, void *arg, struct xch_dm_map **out, char *why,
+		 size_t whylen)
+{
+	struct builder b = { .bs = bs, .spb = bs / SECTOR, .depth = depth, .open = open,
+			     .arg = arg, .why = why, .whylen = whylen };
+	struct xch_dm_map *m;
+	int rc;
+
+	*out = NULL;
+	if (b.spb == 0 || bs % SECTOR != 0) {
+		snprintf(why, whylen, "%u-byte blocks", bs);
+		return -EINVAL;
+	}
+	if (depth >= DM_MAX_DEPTH) {
+		snprintf(why, whylen, "volumes stacked more than %d deep", DM_MAX_DEPTH);
+		return -ELOOP;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL || (m->table = strdup(table)) == NULL) {
+		free(m);
+		return -ENOMEM;
+	}
+	rc = m->table[0] == '\0' ? -ENOTSUP : build_pieces(m, &b, vol_blocks);
+	if (rc != 0) {
+		if (m->table[0] == '\0') {
+			snprintf(why, whylen, "the volume has no table");
+		}
+		xch_dm_map_free(m);
+		return rc;
+	}
+	*out = m;
 	return 0;
 }
 
@@ -296,185 +447,116 @@ int
 xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, char *why,
 	      size_t whylen)
 {
-	struct xch_dm_map *m;
+	struct xch_dm_map *m = NULL;
+	char *table = NULL;
 	int rc;
 
-	if (depth >= DM_MAX_DEPTH) {
-		snprintf(why, whylen, "volumes stacked more than %d deep", DM_MAX_DEPTH);
-		return -ELOOP;
-	}
-	m = calloc(1, sizeof(*m));
-	if (m == NULL) {
-		return -ENOMEM;
-	}
-	m->major = major;
-	m->minor = minor;
-	rc = dm_table_text(major, minor, &m->table);
+	rc = dm_table_text(major, minor, &table);
 	if (rc != 0) {
 		snprintf(why, whylen, "%s", rc == -EBUSY ? "the volume is suspended"
 					    : rc == -ENOTSUP ? "the volume has no table"
 							     : "its table cannot be read");
-		map_free(m);
 		return rc == -EIO ? -ENOTSUP : rc;
 	}
-	rc = build_map(m, d->caps.block_size, d->caps.num_blocks, depth, why, whylen);
+	rc = xch_dm_map_build(table, d->caps.block_size, d->caps.num_blocks, depth, open_under,
+			      NULL, &m, why, whylen);
+	free(table);
 	if (rc != 0) {
-		map_free(m);
 		return rc;
 	}
+	m->major = major;
+	m->minor = minor;
 	d->dm = m;
 	return 0;
 }
 
-/* The table now is the table at open (0), or not (-ESTALE). */
-static int
-table_same(const struct xcopy_dev *d)
+/* The live table of a volume is the one read at open. */
+static bool
+table_same(const struct xch_dm_map *m)
 {
 	char *now = NULL;
-	int rc;
+	bool same;
 
-	rc = dm_table_text(d->dm->major, d->dm->minor, &now);
-	if (rc == 0 && strcmp(now, d->dm->table) != 0) {
-		rc = -ESTALE;
+	if (m->major == 0 && m->minor == 0) {
+		return true; /* built from text (unit tests): nothing live to compare */
 	}
+	same = dm_table_text(m->major, m->minor, &now) == 0 && strcmp(now, m->table) == 0;
 	free(now);
-	return rc == 0 ? 0 : -ESTALE;
+	return same;
 }
 
-/* Where block lba of h lies: the device, its block, blocks left in this piece. */
-static void
-locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
-       uint64_t *run)
+bool
+xch_dm_tables_same(const struct xcopy_dev *h)
 {
-	size_t lo = 0, hi;
-	const struct xch_dm_piece *p;
+	size_t i;
+	uint32_t k;
 
 	if (h->dm == NULL) {
-		*dev = h;
-		*dev_lba = lba;
-		*run = h->caps.part_blocks - lba;
-		return;
+		return true;
 	}
-	hi = h->dm->n;
+	/* a multipath table changes with its paths; the LU behind it does not */
+	if (!h->dm->multipath && !table_same(h->dm)) {
+		return false;
+	}
+	for (i = 0; i < h->dm->n; i++) {
+		for (k = 0; k < h->dm->p[i].nleg; k++) {
+			if (!xch_dm_tables_same(h->dm->p[i].leg[k].dev)) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+static const struct xch_dm_piece *
+find_piece(const struct xch_dm_map *m, uint64_t lba)
+{
+	size_t lo = 0, hi = m->n;
+
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (h->dm->p[mid].start <= lba) {
+		if (m->p[mid].start <= lba) {
 			lo = mid;
 		} else {
 			hi = mid;
 		}
 	}
-	p = &h->dm->p[lo];
-	*dev = p->dev;
-	*dev_lba = p->dev_lba + (lba - p->start);
-	*run = p->start + p->blocks - lba;
+	return &m->p[lo];
 }
 
-static int
-split_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-	   uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
+void
+xch_dm_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+	      uint64_t *run)
 {
-	uint64_t done = 0;
-	int rc;
+	uint64_t limit = UINT64_MAX;
 
-	while (done < nblocks) {
-		struct xcopy_dev *sd, *dd;
-		uint64_t sl, dl, sr, dr, n;
+	while (h->dm != NULL) {
+		const struct xch_dm_piece *p = find_piece(h->dm, lba);
+		uint64_t o = lba - p->start, left = p->blocks - o;
+		const struct xch_dm_leg *l = &p->leg[0];
 
-		locate(src, src_lba + done, &sd, &sl, &sr);
-		locate(dst, dst_lba + done, &dd, &dl, &dr);
-		n = nblocks - done;
-		n = sr < n ? sr : n;
-		n = dr < n ? dr : n;
-		rc = xcopy_dev_copy(sd, sl, dd, dl, n, flags, st);
-		if (rc != 0) {
-			return rc;
+		if (p->chunk != 0) {
+			/* dm-striped: chunk c of the piece is chunk c / n of leg c % n */
+			uint64_t c = o / p->chunk, in = o % p->chunk;
+
+			l = &p->leg[c % p->nleg];
+			o = (c / p->nleg) * p->chunk + in;
+			left = p->chunk - in;
 		}
-		done += n;
+		limit = left < limit ? left : limit;
+		h = l->dev;
+		/* a leg's lba is relative to its device's window */
+		lba = h->caps.part_start + l->lba + o;
 	}
-	return 0;
-}
+	*dev = h;
+	*dev_lba = lba;
+	if (lba >= h->caps.part_start && lba - h->caps.part_start <= h->caps.part_blocks) {
+		uint64_t left = h->caps.part_blocks - (lba - h->caps.part_start);
 
-/* Host copy between the volumes' own nodes (the mapping cannot be trusted). */
-static int
-host_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-	  uint64_t nblocks, struct xcopy_stats *st)
-{
-	uint32_t bs = src->caps.block_size, chunk = (4u << 20) / bs;
-	uint64_t done = 0;
-	uint8_t *buf;
-	int rc = 0;
-
-	chunk = chunk == 0 ? 1 : chunk;
-	if (src_lba > src->caps.part_blocks || nblocks > src->caps.part_blocks - src_lba ||
-	    dst_lba > dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
-		return -ERANGE;
+		limit = left < limit ? left : limit;
+	} else {
+		limit = 0;
 	}
-	buf = malloc((size_t)chunk * bs);
-	if (buf == NULL) {
-		return -ENOMEM;
-	}
-	while (done < nblocks && rc == 0) {
-		uint32_t n = nblocks - done < chunk ? (uint32_t)(nblocks - done) : chunk;
-
-		rc = xch_host_rw(src, false, src_lba + done, n, buf);
-		if (rc == 0) {
-			rc = xch_host_rw(dst, true, dst_lba + done, n, buf);
-		}
-		done += n;
-	}
-	free(buf);
-	if (rc == 0 && fdatasync(dst->host_fd) != 0) {
-		rc = -errno;
-	}
-	if (rc == 0) {
-		xch_stats_fallback(st, XCOPY_FB_MAPPING_MOVED, nblocks * bs);
-	}
-	return rc;
-}
-
-int
-xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-	    uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
-{
-	struct xcopy_stats before;
-	bool moved;
-	int rc;
-
-	if (st != NULL) {
-		before = *st;
-	}
-	moved = (src->dm != NULL && table_same(src) != 0) ||
-		(dst->dm != NULL && table_same(dst) != 0);
-	if (!moved) {
-		rc = split_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
-		if (rc != 0) {
-			return rc;
-		}
-		/* a table changed while the copy ran: what it wrote may be elsewhere now */
-		moved = (src->dm != NULL && table_same(src) != 0) ||
-			(dst->dm != NULL && table_same(dst) != 0);
-		if (!moved) {
-			if (dst->dm != NULL && dst->host_fd >= 0) {
-				(void)posix_fadvise(dst->host_fd,
-						    (off_t)(dst_lba * dst->caps.block_size),
-						    (off_t)(nblocks * dst->caps.block_size),
-						    POSIX_FADV_DONTNEED);
-			}
-			return 0;
-		}
-		if (st != NULL) {
-			*st = before;
-		}
-	}
-	XCH_WARN("%s -> %s: a device-mapper table changed: copying through the volumes on the host",
-		 src->name, dst->name);
-	if (flags & XCOPY_REQUIRE_OFFLOAD) {
-		return -EOPNOTSUPP;
-	}
-	if (src->host_fd < 0 || dst->host_fd < 0) {
-		return -ESTALE;
-	}
-	return host_copy(src, src_lba, dst, dst_lba, nblocks, st);
+	*run = limit;
 }

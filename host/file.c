@@ -3,8 +3,9 @@
  * xcopy_file_range(): a file copy turned into EXTENDED COPY commands.
  *
  *   1. find the SCSI disk under each file (st_dev -> sysfs -> whole disk and
- *      partition window) and open it (handles cached per file-system device,
- *      each addressing only its partition's blocks);
+ *      partition window, or a device-mapper volume mapped onto the disks
+ *      under it) and open it (handles cached per file-system device, each
+ *      addressing only its partition's or volume's blocks);
  *   2. fdatasync both files, FIEMAP the source; zero the destination where
  *      the source has holes; allocate-and-zero destination ranges that are
  *      not written yet (FALLOC_FL_WRITE_ZEROES), then FIEMAP the destination;
@@ -64,9 +65,53 @@ xcopy_cache_flush(void)
 }
 
 /*
+ * A device-mapper volume under a file system (LVM, multipath): its handle
+ * maps the volume's blocks onto the LUs underneath (dm.c); FIEMAP's
+ * addresses are the volume's own, so no partition offset. -ENODEV when the
+ * volume is not a plain remap of SCSI disks (the reason was logged).
+ */
+static int
+dm_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
+{
+	char path[96];
+	struct stat st;
+	int rc;
+
+	snprintf(path, sizeof(path), "/dev/%s", blk->name);
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != fsdev) {
+		return -ENODEV;
+	}
+	rc = xch_open_blockdev(path, fsdev, out);
+	if (rc == 0 && (*out)->dm == NULL) {
+		xcopy_dev_close(*out);
+		*out = NULL;
+		rc = -ENODEV;
+	}
+	return rc;
+}
+
+/* A cached volume whose table changed since it was opened is opened again. */
+static void
+cache_drop_stale(dev_t fsdev)
+{
+	size_t i;
+
+	for (i = 0; i < g_ncache; i++) {
+		if (g_cache[i].fsdev == fsdev && g_cache[i].dev != NULL &&
+		    g_cache[i].dev->dm != NULL && !xch_dm_tables_same(g_cache[i].dev)) {
+			XCH_INFO("%s: device-mapper table changed: mapping it again",
+				 g_cache[i].dev->name);
+			xcopy_dev_close(g_cache[i].dev);
+			g_cache[i] = g_cache[--g_ncache];
+			return;
+		}
+	}
+}
+
+/*
  * The handle for the SCSI disk under st_dev, addressing only the file
  * system's own blocks (its partition window), and the partition's byte
- * offset on the disk.
+ * offset on the disk; or the handle of the device-mapper volume under it.
  */
 static int
 dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
@@ -83,21 +128,28 @@ dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	if (rc != 0) {
 		return rc;
 	}
-	if (!blk.is_scsi || blk.is_dm) {
+	if (!blk.is_scsi && !blk.is_dm) {
 		return -ENODEV;
 	}
-	*part_off = blk.start * 512;
+	*part_off = blk.is_dm ? 0 : blk.start * 512;
+	if (blk.is_dm) {
+		cache_drop_stale(fsdev);
+	}
 	for (i = 0; i < g_ncache; i++) {
 		if (g_cache[i].fsdev == fsdev) {
 			*out = g_cache[i].dev;
 			return g_cache[i].err;
 		}
 	}
-	snprintf(path, sizeof(path), "/dev/%s", blk.disk);
-	rc = xch_sg_open(path, &ops, &ctx);
-	if (rc == 0) {
-		rc = xch_dev_attach(ops, ctx, path, blk.is_partition ? blk.start : 0,
-				    blk.is_partition ? blk.size : 0, out);
+	if (blk.is_dm) {
+		rc = dm_for_file(&blk, fsdev, out);
+	} else {
+		snprintf(path, sizeof(path), "/dev/%s", blk.disk);
+		rc = xch_sg_open(path, &ops, &ctx);
+		if (rc == 0) {
+			rc = xch_dev_attach(ops, ctx, path, blk.is_partition ? blk.start : 0,
+					    blk.is_partition ? blk.size : 0, out);
+		}
 	}
 	if (g_ncache < CACHE_SLOTS) {
 		g_cache[g_ncache].fsdev = fsdev;
@@ -515,7 +567,8 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 	}
 	/* no stale destination pages may be written back over the copy */
 	drop_cache(j->fd_out, dof, len);
-	rc = xch_copy_pairs(s->dev, d->dev, pairs, npairs, j->flags, j->st, file_fallback, j);
+	rc = (s->dev->dm != NULL || d->dev->dm != NULL ? xch_dm_copy_pairs : xch_copy_pairs)(
+		s->dev, d->dev, pairs, npairs, j->flags, j->st, file_fallback, j);
 	if (rc != 0) {
 		goto out;
 	}

@@ -97,9 +97,9 @@ int xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out);
 int xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_dev **out);
 
 /*
- * Device-mapper volumes (dm.c): map a linear volume's blocks onto handles of
- * the devices underneath (0, or -errno with *why saying what refused it),
- * copy through that map, free it.
+ * Device-mapper volumes (dm.c): map a volume whose table is a plain remap
+ * (linear, striped, multipath) onto handles of the devices underneath (0, or
+ * -errno with *why saying what refused it), copy through that map, free it.
  */
 struct xch_dm_map;
 int xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, char *why,
@@ -108,7 +108,67 @@ int xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, 
 		uint64_t nblocks, unsigned flags, struct xcopy_stats *st);
 void xch_dm_free(struct xcopy_dev *d);
 size_t xch_dm_pieces(const struct xcopy_dev *d);
-struct xcopy_dev *xch_dm_piece_dev(const struct xcopy_dev *d, size_t i);
+/* Offload state of a mapped volume: every device underneath offloads. */
+bool xch_dm_offload(const struct xcopy_dev *d);
+
+/* One table line ("START LEN TYPE ARGS", sectors, MAJ:MIN devices) parsed (dm_table.c). */
+#define XCH_DM_MAX_LEGS 32
+enum xch_dm_kind {
+	XCH_DM_LINEAR = 0,
+	XCH_DM_STRIPED,
+	XCH_DM_MULTIPATH,
+};
+struct xch_dm_leg_spec {
+	unsigned major, minor;
+	uint64_t off;          /* sectors (linear, striped); 0 for multipath paths */
+};
+struct xch_dm_target {
+	uint64_t start, len;   /* sectors of the volume */
+	enum xch_dm_kind kind;
+	char type[32];
+	uint64_t chunk;        /* striped: sectors per chunk */
+	uint32_t nleg;         /* devices (stripes, paths) */
+	struct xch_dm_leg_spec leg[XCH_DM_MAX_LEGS];
+};
+/* 0; -ENOTSUP (a target that is not a plain remap: *why names it), -EINVAL, -E2BIG, -ENOMEM. */
+int xch_dm_parse_target(const char *line, struct xch_dm_target *t, char *why, size_t whylen);
+
+/*
+ * Build a volume's map from its table text (one target per line) with an
+ * injectable opener of the devices underneath (the unit tests pass fakes).
+ * bs and vol_blocks: the volume's block size and size in blocks.
+ */
+typedef int (*xch_dm_open_fn)(void *arg, unsigned major, unsigned minor, int depth,
+			      struct xcopy_dev **out);
+int xch_dm_map_build(const char *table, uint32_t bs, uint64_t vol_blocks, int depth,
+		     xch_dm_open_fn open, void *arg, struct xch_dm_map **out, char *why,
+		     size_t whylen);
+void xch_dm_map_free(struct xch_dm_map *m);
+/* The map's volume is a multipath device: path changes do not move blocks. */
+bool xch_dm_map_is_multipath(const struct xch_dm_map *m);
+/*
+ * Where block lba of h lies, through every stacked map: the device with a
+ * transport, its whole-LU LBA, and how many blocks from there stay
+ * contiguous on it.
+ */
+void xch_dm_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+		   uint64_t *run);
+/* The tables of h and of every volume under it are still the ones read at open. */
+bool xch_dm_tables_same(const struct xcopy_dev *h);
+/*
+ * dm-multipath (mpath.c): one handle reaching an LU through several paths
+ * (whole-disk handles with a transport, owned on success). Every path must
+ * carry the same designator (VPD 83h), block size and capacity; commands go
+ * to one path, and one that fails on the path (no SCSI status, a transport
+ * or host error, LOGICAL UNIT NOT SUPPORTED) is resent on the next path
+ * whose VPD 83h designator still matches. 0 or -errno with *why.
+ */
+int xch_mpath_attach(struct xcopy_dev **paths, size_t n, const char *name, struct xcopy_dev **out,
+		     char *why, size_t whylen);
+/* Paths of a multipath handle still in use (0 when d is not one). */
+size_t xch_mpath_live_paths(const struct xcopy_dev *d);
+/* Re-read VPD 83h through d and pick the designator (xch_pick_designator): length, 0, -errno. */
+int xch_dev_read_designator(struct xcopy_dev *d, uint8_t *out, size_t cap);
 int xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out);
 /* pread/pwrite of whole blocks on a host-only handle's node. 0 or -errno. */
 int xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf);
@@ -225,6 +285,15 @@ typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t ski
  */
 int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+/*
+ * xch_copy_pairs for pairs addressing mapped volumes (or one volume and a
+ * plain handle): pairs cut at every piece boundary and sent to the devices
+ * underneath, tables checked before and after (a change: every pair goes to
+ * fb with XCOPY_FB_MAPPING_MOVED, what was offloaded uncounted).
+ */
+int xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+		      size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
+		      void *fbarg);
 
 /* The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE. */
 enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,

@@ -3,14 +3,14 @@
 # SG_IO on a dm-linear node (and on a partition) reaches the whole disk
 # underneath, so the library must never send a command through a node it
 # cannot map exactly. Checked, with data read back O_DIRECT:
-#   - LV -> LV (each LV on its own LU, a neighbour LV after the destination):
-#     exactly the LV is copied, on the host, reason printed; everything on
-#     the destination disk outside the LV unchanged (LVM label, metadata,
-#     the neighbour LV);
-#   - --require-offload on LVs exits 3 and writes nothing;
-#   - with XCOPY_DM=linear, linear LVs (one spanning both LUs) are mapped onto
-#     the LUs and offloaded (< 1 % of the bytes through the sd devices),
-#     neighbours intact; a non-linear dm target is refused by name;
+#   - with XCOPY_DM=off, LV -> LV (each LV on its own LU, a neighbour LV after
+#     the destination): exactly the LV is copied, on the host, reason
+#     printed; everything on the destination disk outside the LV unchanged
+#     (LVM label, metadata, the neighbour LV); --require-offload exits 3 and
+#     writes nothing;
+#   - by default, linear LVs (one spanning both LUs) are mapped onto the LUs
+#     and offloaded (< 1 % of the bytes through the sd devices), neighbours
+#     intact; a non-linear dm target is refused by name;
 #   - partition -> partition on another LU and inside one LU: offloaded,
 #     neighbour partitions unchanged; a range past the partition's end is
 #     refused (exit 2) without writing.
@@ -74,15 +74,15 @@ sum_all() { dd if="$1" bs=1M iflag=direct status=none | sha256sum | cut -c1-64; 
 l3_before=$(sum_all /dev/vg320/l3)
 sda_before=$(sum_all "$sda")
 
-lab_check "LV -> LV: xcp exits 0" bash -c \
-	"'$XCP' --stats /dev/vg320/l1 /dev/vg320/l2 >'$W/lv.stats' 2>'$W/lv.err'"
+lab_check "LV -> LV (XCOPY_DM=off): xcp exits 0" bash -c \
+	"XCOPY_DM=off '$XCP' --stats /dev/vg320/l1 /dev/vg320/l2 >'$W/lv.stats' 2>'$W/lv.err'"
 cat "$W/lv.stats" "$W/lv.err" | sed 's/^/    /'
 lab_check "LV -> LV: exactly 16 MiB copied, on the host" \
 	test "$(stat_of "$W/lv.stats" 'bytes by fallback:')" = 16777216
 lab_check "LV -> LV: nothing offloaded, no EXTENDED COPY" \
 	grep -q '^xcopy commands: *0 ' "$W/lv.stats"
-lab_check "LV -> LV: the reason is printed (device-mapper, not-scsi)" \
-	bash -c "grep -q 'device-mapper' '$W/lv.err' && grep -q 'not-scsi' '$W/lv.stats'"
+lab_check "LV -> LV: the reason is printed (device-mapper, XCOPY_DM=off, not-scsi)" \
+	bash -c "grep -q 'device-mapper.*XCOPY_DM=off' '$W/lv.err' && grep -q 'not-scsi' '$W/lv.stats'"
 lab_check "LV -> LV: data identical" \
 	cmp <(dd if=/dev/vg320/l2 bs=1M iflag=direct status=none) "$W/l1.data"
 lab_check "LV -> LV: $sdb before l2 (LVM label, metadata) unchanged" \
@@ -96,7 +96,7 @@ lab_check "LV -> LV: the source disk is unchanged" \
 	test "$(sum_all "$sda")" = "$sda_before"
 
 rc=0
-"$XCP" --stats --require-offload /dev/vg320/l1 /dev/vg320/l3 \
+XCOPY_DM=off "$XCP" --stats --require-offload /dev/vg320/l1 /dev/vg320/l3 \
 	>"$W/req.stats" 2>"$W/req.err" || rc=$?
 lab_check "LV -> LV --require-offload: exit 3 (got $rc)" test "$rc" -eq 3
 lab_check "LV -> LV --require-offload: the destination LV unchanged" \
@@ -104,7 +104,7 @@ lab_check "LV -> LV --require-offload: the destination LV unchanged" \
 lab_check "LV -> LV --require-offload: no bytes moved" \
 	test "$(stat_of "$W/req.stats" 'bytes offloaded:')/$(stat_of "$W/req.stats" 'bytes by fallback:')" = 0/0
 
-# --- linear volumes mapped onto the LUs (opt-in: XCOPY_DM=linear) ------------------
+# --- linear volumes mapped onto the LUs (the default) -------------------------------
 # ls spans both LUs: fill sda so that its last extent is the only one free there
 read -r pe_count pe_alloc <<<"$(lvm pvs --noheadings -o pv_pe_count,pv_pe_alloc_count "$sda")"
 pe_size=$(lvm vgs --noheadings --units b --nosuffix -o vg_extent_size vg320 | tr -d ' ')
@@ -126,8 +126,8 @@ sd_io() {   # sectors read from sda + written to sdb so far
 	echo $((a + b))
 }
 io0=$(sd_io)
-lab_check "linear LV -> LV (XCOPY_DM=linear): xcp exits 0" bash -c \
-	"XCOPY_DM=linear '$XCP' --stats /dev/vg320/l1 /dev/vg320/l2 >'$W/dm.stats' 2>'$W/dm.err'"
+lab_check "linear LV -> LV: xcp exits 0" bash -c \
+	"'$XCP' --stats /dev/vg320/l1 /dev/vg320/l2 >'$W/dm.stats' 2>'$W/dm.err'"
 io1=$(sd_io)
 sed 's/^/    /' "$W/dm.stats"
 lab_check "linear LV -> LV: all 16 MiB offloaded" \
@@ -139,7 +139,7 @@ lab_check "linear LV -> LV: data identical" \
 lab_check "linear LV -> LV: $sdb outside l2 unchanged" test \
 	"$(sum_range "$sdb" 0 "$l2_start")/$(sum_range "$sdb" $((l2_start + l2_len)) $((sdb_sectors - l2_start - l2_len)))" = "$head_before/$tail_before"
 lab_check "LV spanning both LUs -> LV: xcp --require-offload exits 0" bash -c \
-	"XCOPY_DM=linear '$XCP' --stats --require-offload /dev/vg320/ls /dev/vg320/lt >'$W/span.stats' 2>&1"
+	"'$XCP' --stats --require-offload /dev/vg320/ls /dev/vg320/lt >'$W/span.stats' 2>&1"
 lab_check "spanning LV: all 12 MiB offloaded in $(awk '/^xcopy commands:/ {print $3}' "$W/span.stats") command(s)" \
 	test "$(stat_of "$W/span.stats" 'bytes offloaded:')" = 12582912
 lab_check "spanning LV: data identical" \
@@ -151,7 +151,7 @@ dmsetup create --noudevsync --noudevrules z320 --table "0 $((l2_len / 2)) zero"
 dmsetup mknodes z320 2>/dev/null || true
 lab_check "dm 'zero' target /dev/mapper/z320" test -b /dev/mapper/z320
 rc=0
-XCOPY_DM=linear "$XCP" --stats --require-offload /dev/mapper/z320 /dev/vg320/lt \
+"$XCP" --stats --require-offload /dev/mapper/z320 /dev/vg320/lt \
 	>"$W/zero.stats" 2>"$W/zero.err" || rc=$?
 lab_check "a 'zero' target with --require-offload: exit 3 (got $rc: $(tail -1 "$W/zero.err")), reason named" \
 	bash -c "test $rc -eq 3 && grep -q \"'zero' target\" '$W/zero.err'"
