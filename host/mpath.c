@@ -15,6 +15,7 @@
  * overlap (the same bytes land on the destination again).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ struct mp_path {
 };
 
 struct mp_ctx {
+	pthread_mutex_t lock;   /* cur and failed: commands may run in several threads */
+	pthread_mutex_t serial; /* held around exec on a path that is not concurrent */
 	size_t n, cur;
 	uint8_t desig[24];
 	uint8_t desig_len;
@@ -66,36 +69,67 @@ same_identity(struct mp_ctx *m, struct mp_path *p)
 	return n > 0 && (size_t)n == m->desig_len && memcmp(d, m->desig, m->desig_len) == 0;
 }
 
+/* One command on path i; true when it failed on the path. */
+static bool
+try_path(struct mp_ctx *m, size_t i, bool check, struct xch_cmd *c, int *rc)
+{
+	struct mp_path *p = &m->p[i];
+	bool serial = !p->dev->ops->concurrent, failed;
+
+	if (check && !same_identity(m, p)) {
+		XCH_WARN("multipath: path %s no longer carries the LU's designator: not used",
+			 p->dev->name);
+		*rc = -ENOTCONN;
+		return true;
+	}
+	if (serial) {
+		pthread_mutex_lock(&m->serial);
+	}
+	*rc = p->dev->ops->exec(p->dev->tctx, c);
+	if (serial) {
+		pthread_mutex_unlock(&m->serial);
+	}
+	failed = path_failed(*rc, c);
+	if (failed) {
+		XCH_WARN("multipath: path %s failed (%s) on a %02Xh command: trying the next path",
+			 p->dev->name, *rc < 0 ? strerror(-*rc) : "LOGICAL UNIT NOT SUPPORTED",
+			 c->cdb_len > 0 ? c->cdb[0] : 0);
+		if (*rc == 0) {
+			*rc = -ENOTCONN;
+		}
+	}
+	return failed;
+}
+
 static int
 mp_exec(void *vctx, struct xch_cmd *c)
 {
 	struct mp_ctx *m = vctx;
 	int rc = -ENOTCONN;
-	size_t tried;
+	size_t tried, i, cur;
+	bool live;
 
+	pthread_mutex_lock(&m->lock);
+	cur = m->cur;
+	pthread_mutex_unlock(&m->lock);
 	for (tried = 0; tried < m->n; tried++) {
-		struct mp_path *p = &m->p[(m->cur + tried) % m->n];
-
-		if (p->failed) {
+		i = (cur + tried) % m->n;
+		pthread_mutex_lock(&m->lock);
+		live = !m->p[i].failed;
+		pthread_mutex_unlock(&m->lock);
+		if (!live) {
 			continue;
 		}
-		if (tried > 0 && !same_identity(m, p)) {
-			XCH_WARN("multipath: path %s no longer carries the LU's designator: not used",
-				 p->dev->name);
-			p->failed = true;
-			continue;
-		}
-		rc = p->dev->ops->exec(p->dev->tctx, c);
-		if (!path_failed(rc, c)) {
-			m->cur = (m->cur + tried) % m->n;
+		/* a path that takes over from another is checked first */
+		if (!try_path(m, i, i != cur, c, &rc)) {
+			pthread_mutex_lock(&m->lock);
+			m->cur = i;
+			pthread_mutex_unlock(&m->lock);
 			return rc;
 		}
-		XCH_WARN("multipath: path %s failed (%s): trying the next path", p->dev->name,
-			 rc < 0 ? strerror(-rc) : "LOGICAL UNIT NOT SUPPORTED");
-		p->failed = true;
-		if (rc == 0) {
-			rc = -ENOTCONN;
-		}
+		pthread_mutex_lock(&m->lock);
+		m->p[i].failed = true;
+		pthread_mutex_unlock(&m->lock);
 	}
 	return rc;
 }
@@ -112,6 +146,8 @@ mp_close(void *vctx)
 	for (i = 0; i < m->n; i++) {
 		xcopy_dev_close(m->p[i].dev);
 	}
+	pthread_mutex_destroy(&m->lock);
+	pthread_mutex_destroy(&m->serial);
 	free(m);
 }
 
@@ -119,6 +155,7 @@ static const struct xch_transport_ops g_mp_ops = {
 	.name = "multipath",
 	.exec = mp_exec,
 	.close = mp_close,
+	.concurrent = true,    /* state under a lock; paths that are not, serialised */
 };
 
 /* Every path: the same designator, block size and capacity as the first. */
@@ -170,6 +207,8 @@ xch_mpath_attach(struct xcopy_dev **paths, size_t n, const char *name, struct xc
 		}
 		return rc;
 	}
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->serial, NULL);
 	m->n = n;
 	m->desig_len = paths[0]->caps.desig_len;
 	memcpy(m->desig, paths[0]->caps.desig, m->desig_len);
