@@ -119,7 +119,7 @@ lab_check "paths: $c1 + $c2, $d1 + $d2, $e1 + $e2: one VPD 83h NAA per LU ($(wwi
 	"$(wwid "$d1")" = "$(wwid "$d2")" -a "$(wwid "$e1")" = "$(wwid "$e2")" -a \
 	"$(wwid "$c1")" != "$(wwid "$d1")"
 timeout 20 multipath -d -v3 >"$W/multipath.log" 2>&1 || true
-grep -aiE 'wwid|uid|size=|mpath|naa' "$W/multipath.log" | tail -12 | sed 's/^/    multipath -d: /' || true
+grep -av '^\s*$' "$W/multipath.log" | tail -8 | sed 's/^/    multipath -d -v3: /' || true
 devno() { cat "/sys/block/${1#/dev/}/dev"; }
 mkmp() {   # NAME SD1 SD2
 	local sectors=$(( $(blockdev --getsize64 "$2") / 512 ))
