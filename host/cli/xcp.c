@@ -55,7 +55,7 @@ usage(FILE *f)
 		"  --require-offload   fail (exit 3) rather than copy on the host\n"
 		"  --no-offload        host copy only\n"
 		"  -n, --dry-run, --explain   print the plan (extents, segments, commands);\n"
-		"                      write nothing\n"
+		"                      write nothing (with --stats=json: as JSON)\n"
 		"  --progress, --no-progress  progress on stderr (default: when it is a TTY)\n"
 		"  --stats[=text|json] print statistics on stdout (json: for scripts)\n"
 		"  -q, --quiet         no notes on why bytes were copied by the host\n"
@@ -139,8 +139,10 @@ static void
 fail_open(struct run *r, const char *what, int err)
 {
 	const char *h = open_hint(what, err);
+	char name[4096];
 
-	fail(r, XCP_EXIT_OPEN, "cannot open %s: %s%s%s", what, strerror(err), h ? ": " : "",
+	xcp_redact(name, sizeof(name), what);
+	fail(r, XCP_EXIT_OPEN, "cannot open %s: %s%s%s", name, strerror(err), h ? ": " : "",
 	     h ? h : "");
 }
 
@@ -212,8 +214,11 @@ copy_devices(struct run *r)
 	}
 	n = dev_blocks(o, s, d);
 	if (o->dry_run) {
-		printf("plan: %s -> %s, %" PRIu64 " blocks\n", o->src, o->dst, n);
-		plan_result(r, xcp_plan_devices(stdout, s, o->src_lba, d, o->dst_lba, n, o->flags));
+		if (o->stats != STATS_JSON) {
+			printf("plan: %s -> %s, %" PRIu64 " blocks\n", o->src, o->dst, n);
+		}
+		plan_result(r, xcp_plan_devices(stdout, s, o->src_lba, d, o->dst_lba, n, o->flags,
+						o->stats == STATS_JSON));
 		rc = 0;
 	} else {
 		xcp_progress_init(&r->prog, r->prog.on, r->prog.tty, n * xcopy_dev_caps(s)->block_size);
@@ -279,9 +284,11 @@ dry_run_files(struct run *r, int in, uint64_t len)
 		fail_open(r, r->o->dst, errno);
 		return;
 	}
-	printf("plan: %s -> %s, %" PRIu64 " bytes\n", r->o->src, r->o->dst, len);
+	if (r->o->stats != STATS_JSON) {
+		printf("plan: %s -> %s, %" PRIu64 " bytes\n", r->o->src, r->o->dst, len);
+	}
 	plan_result(r, xcp_plan_files(stdout, in, r->o->src_off, out, r->o->dst_off, len,
-				      r->o->flags));
+				      r->o->flags, r->o->stats == STATS_JSON));
 	close(out);
 }
 
@@ -424,6 +431,18 @@ check_args(const struct opts *o, bool dev)
 	return NULL;
 }
 
+static void
+stats_json(const struct run *r, double secs)
+{
+	char src[4096], dst[4096];
+	struct xcp_result res = { src, dst, r->exit_code, r->error[0] ? r->error : NULL, secs,
+				  r->prog.total };
+
+	xcp_redact(src, sizeof(src), r->o->src);
+	xcp_redact(dst, sizeof(dst), r->o->dst);
+	xcp_stats_json(stdout, &r->st, &res);
+}
+
 /* Like cp: a DST that is a directory receives SRC's base name. */
 static const char *
 dst_path(const char *src, const char *dst, char *buf, size_t cap)
@@ -492,10 +511,7 @@ main(int argc, char **argv)
 	if (o.stats == STATS_TEXT && !o.dry_run) {
 		xcp_stats_text(stdout, &r.st);
 	} else if (o.stats == STATS_JSON && !o.dry_run) {
-		struct xcp_result res = { o.src, o.dst, r.exit_code, r.error[0] ? r.error : NULL,
-					  xcp_now() - t0, r.prog.total };
-
-		xcp_stats_json(stdout, &r.st, &res);
+		stats_json(&r, xcp_now() - t0);
 	}
 	return r.exit_code;
 }

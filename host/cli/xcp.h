@@ -31,6 +31,8 @@ void xcp_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 void xcp_fmt_eta(char *buf, size_t cap, double seconds);
 /* Seconds left at rate bytes/s for left bytes; < 0 when unknown (rate 0). */
 double xcp_eta(uint64_t left, double rate);
+/* name for messages: an iscsi:// URL's password replaced by "***". */
+void xcp_redact(char *buf, size_t cap, const char *name);
 /* Cause and what to do for a fallback reason; NULL when there is nothing to do. */
 const char *xcp_reason_hint(enum xcopy_fallback_reason r);
 
@@ -90,13 +92,13 @@ void xcp_progress_install(struct xcp_progress *p);
 /* --- plans (xcp_plan.c) ------------------------------------------------------ */
 
 /*
- * Print libxcopy's plan of the copy. 0; 1 when some range would be copied
- * by the host (what --require-offload refuses); -errno. out < 0 or a
- * directory: no destination file yet.
+ * Print libxcopy's plan of the copy (json: as one JSON object). 0; 1 when
+ * some range would be copied by the host (what --require-offload refuses);
+ * -errno. out a directory: no destination file yet.
  */
 int xcp_plan_files(FILE *f, int in, uint64_t so, int out, uint64_t dof, uint64_t len,
-		   unsigned flags);
+		   unsigned flags, bool json);
 int xcp_plan_devices(FILE *f, struct xcopy_dev *s, uint64_t slba, struct xcopy_dev *d,
-		     uint64_t dlba, uint64_t n, unsigned flags);
+		     uint64_t dlba, uint64_t n, unsigned flags, bool json);
 
 #endif /* XCP_H */

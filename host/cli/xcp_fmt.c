@@ -102,6 +102,22 @@ xcp_reason_hint(enum xcopy_fallback_reason r)
 	}
 }
 
+void
+xcp_redact(char *buf, size_t cap, const char *name)
+{
+	const char *at, *pct, *slash;
+
+	/* iscsi://user%password@host/...: the password never reaches a message */
+	at = strncmp(name, "iscsi://", 8) == 0 ? strchr(name + 8, '@') : NULL;
+	pct = at ? memchr(name + 8, '%', (size_t)(at - (name + 8))) : NULL;
+	slash = at ? strchr(name + 8, '/') : NULL;
+	if (pct == NULL || (slash != NULL && slash < at)) {
+		snprintf(buf, cap, "%s", name);
+		return;
+	}
+	snprintf(buf, cap, "%.*s%%***%s", (int)(pct - name), name, at);
+}
+
 /* --- JSON -------------------------------------------------------------------- */
 
 static void

@@ -67,6 +67,13 @@ check "DST a directory: SRC's base name in it (as cp)" cmp src dir/src
 rc=0; "$XCP" --explain src newfile >plan.txt 2>&1 || rc=$?
 check "--explain: exit 0, plan printed, destination not created" \
 	bash -c "[ $rc -eq 0 ] && grep -q '^extents: ' plan.txt && grep -q 'nothing written' plan.txt && [ ! -e newfile ]"
+"$XCP" -n --stats=json src newfile >plan.json
+check "--explain --stats=json: the plan as JSON, every byte accounted for, nothing created" json plan.json '
+b = d["bytes_offload"] + d["bytes_allocate_offload"] + d["bytes_host"] + d["bytes_zero"]
+assert b == n and sum(e["length"] for e in d["extents"]) == n, d
+assert d["nsegments"] == sum(len(c["segments"]) for c in d["commands"]), d
+assert all(e["kind"] in ("offload", "host", "zero", "allocate+offload") for e in d["extents"]), d'
+check "... newfile not created" test ! -e newfile
 cp d1 old && touch -d @1000000000 old
 "$XCP" -n src old >/dev/null
 check "--dry-run: an existing destination is not touched" \

@@ -177,7 +177,24 @@ xcp_hints_and_kernel_release(void)
 	CU_ASSERT_EQUAL(xch_kernel_at_least(NULL, 6, 17), -1);
 }
 
+static void
+xcp_redact_password(void)
+{
+	char b[128];
+
+	xcp_redact(b, sizeof(b), "iscsi://admin%s3cret@10.0.0.1:3260/iqn.x:t/0");
+	CU_ASSERT_STRING_EQUAL(b, "iscsi://admin%***@10.0.0.1:3260/iqn.x:t/0");
+	xcp_redact(b, sizeof(b), "iscsi://admin@10.0.0.1/iqn.x:t/0");
+	CU_ASSERT_STRING_EQUAL(b, "iscsi://admin@10.0.0.1/iqn.x:t/0");
+	/* '%' and '@' after the host are not credentials */
+	xcp_redact(b, sizeof(b), "iscsi://10.0.0.1/iqn.x:a%b@c/0");
+	CU_ASSERT_STRING_EQUAL(b, "iscsi://10.0.0.1/iqn.x:a%b@c/0");
+	xcp_redact(b, sizeof(b), "/mnt/a%b@c");
+	CU_ASSERT_STRING_EQUAL(b, "/mnt/a%b@c");
+}
+
 static CU_TestInfo g_tests[] = {
+	{ "redact_password", xcp_redact_password },
 	{ "fmt_bytes_units", xcp_fmt_bytes_units },
 	{ "fmt_eta_and_rate", xcp_fmt_eta_and_rate },
 	{ "progress_line_fields", xcp_progress_line_fields },

@@ -4,12 +4,15 @@
 # manager) and for user:xcopy (this project's tcmu-runner plugin):
 #   - the destination is byte-identical to the source (read back cold);
 #   - xcp --explain first: the plan offloads every byte in EXTENDED COPY
-#     commands, and nothing is written (destination still zeros);
+#     commands, and nothing is written (destination still zeros); the copy
+#     then sends exactly the commands and segments --explain --stats=json
+#     planned; xcp runs on a pty: its progress line ends "100% ... offloaded";
 #   - >= 99 % of the bytes were offloaded (xcp --stats=json, parsed by
 #     python3: bytes, EXTENDED COPY command kind and count, fallbacks);
 #   - a copy into a new file on this kernel (6.1: no FALLOC_FL_WRITE_ZEROES)
 #     is done by the host with reason "allocation" and a note saying why and
-#     what to do (user:xcopy case); --no-offload: --stats text counts it;
+#     what to do, and --require-offload refuses it (exit 3, JSON "refused")
+#     (user:xcopy case); --no-offload: --stats text counts it;
 #   - /proc/diskstats of the sd device shows < 1 % of the copied bytes read
 #     or written by the host during the copy.
 # The file system sits on a partition, so the partition start is exercised.
@@ -59,15 +62,16 @@ file_case() {   # LABEL SO FSTYPE
 	tail -1 "$W/$label.plan"
 	lab_check "$label: xcp --explain plans every byte offloaded, in EXTENDED COPY commands" \
 		bash -c "grep -q '^commands: [1-9]' $W/$label.plan && grep -q '^total: .* offloaded, 0 B allocated then offloaded, 0 B by the host, 0 B zeroed' $W/$label.plan"
+	"$XCP" --explain --stats=json "$mnt/src" "$mnt/dst" >"$W/$label.plan.json" 2>&1 || true
 	lab_check "$label: ... and wrote nothing (destination still zeros)" \
 		cmp -n $((MB * 1048576)) "$mnt/dst" /dev/zero
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	io_detail "$dev"
 	before=$(io_sectors "$dev")
-	if ! "$XCP" --stats=json -v "$mnt/src" "$mnt/dst" >"$W/$label.json" 2>"$W/$label.err"; then
-		lab_fail "$label: xcp failed: $(tail -5 "$W/$label.err")"
-	fi
+	# on a pty (script(1)): stderr is a terminal, so the progress line is drawn
+	script -qec "$XCP --stats=json -v $mnt/src $mnt/dst >$W/$label.json" /dev/null \
+		</dev/null >"$W/$label.err" 2>&1 || lab_fail "$label: xcp failed: $(tail -5 "$W/$label.err")"
 	after=$(io_sectors "$dev")
 	io_detail "$dev"
 	cat "$W/$label.json"
@@ -84,6 +88,16 @@ assert k[0]["bytes"] == d["bytes_offloaded"] and k[0]["commands"] >= 1 and k[0][
 assert k[0]["segments"] >= k[0]["commands"], k
 assert sum(f["bytes"] for f in d["fallbacks"] if f["reason"] != "hole") == d["bytes_host"], d
 ' "$W/$label.json" "$copied"
+	lab_check "$label: the copy sent what --explain --stats=json planned (commands, segments, bytes)" \
+		python3 -c 'import json, sys
+p = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))
+k = d["offload_commands"][0]
+assert p["bytes_offload"] == d["bytes_offloaded"] and p["bytes_host"] == 0, (p, d)
+assert len(p["commands"]) == k["commands"] and p["nsegments"] == k["segments"], (p, k)
+assert sum(len(c["segments"]) for c in p["commands"]) == p["nsegments"], p
+' "$W/$label.plan.json" "$W/$label.json"
+	lab_check "$label: progress on the terminal, refreshed in place, ends at 100% offloaded" \
+		grep -qaP "\r$MB(\\.0)? MiB / $MB(\\.0)? MiB 100% .* ETA 0:00 offloaded\e\\[K" "$W/$label.err"
 	off=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_offloaded"])' "$W/$label.json")
 	fb=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_host"])' "$W/$label.json")
 	host=$(((after - before) * 512))
@@ -112,6 +126,14 @@ assert [f["reason"] for f in d["fallbacks"]] == ["allocation"] and d["fallbacks"
 			grep -q '^xcp: note: .* copied by the host (allocation): .*FALLOC_FL_WRITE_ZEROES needs Linux >= 6.17; write the destination first' "$W/$label.err3"
 		cat "$W/$label.err3"
 		lab_check "$label: ... data compared" cmp "$mnt/src" "$mnt/dst3"
+		rc=0
+		"$XCP" --require-offload --stats=json "$mnt/src" "$mnt/dst4" >"$W/$label.json4" 2>/dev/null || rc=$?
+		lab_check "$label: the same with --require-offload: exit 3, JSON result refused, nothing by the host" \
+			python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == "3" and d["exit_code"] == 3 and d["result"] == "refused", d
+assert d["bytes_host"] == 0 and d["bytes_offloaded"] == 0 and "--explain" in d["error"], d
+' "$W/$label.json4" "$rc"
 	fi
 	umount "$mnt"
 }
