@@ -307,6 +307,9 @@ file_plan_locked(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev
 	if (rc != 0) {
 		*why = xch_file_dev_reason(rc);
 		rc = 0;
+	} else if (f->s->dm != NULL || f->d->dm != NULL) {
+		/* the volume's blocks map onto LUs piece by piece (dm.c): not planned */
+		rc = -EOPNOTSUPP;
 	} else if (f->s_part % f->s->caps.block_size != 0 ||
 		   f->d_part % f->s->caps.block_size != 0) {
 		*why = XCOPY_FB_UNALIGNED;

@@ -171,7 +171,8 @@ plan_result(struct run *r, int rc)
 {
 	if (rc < 0) {
 		fail(r, XCP_EXIT_COPY, "cannot plan the copy: %s%s", strerror(-rc),
-		     rc == -EOPNOTSUPP ? " (device-mapper volumes are not planned)" : "");
+		     rc == -EOPNOTSUPP ? " (device-mapper volumes and files on them are not planned)"
+					: "");
 	} else if (rc == 1 && (r->o->flags & XCOPY_REQUIRE_OFFLOAD)) {
 		fail(r, XCP_EXIT_REFUSED, "offload refused (--require-offload): the plan has ranges "
 		     "the host would copy (see their reasons above)");

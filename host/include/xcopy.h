@@ -233,7 +233,7 @@ struct xcopy_plan {
 int xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t len,
 		    unsigned flags, struct xcopy_plan **out);
 
-/* The same for xcopy_dev_copy(); -EOPNOTSUPP for device-mapper volumes. */
+/* The same for xcopy_dev_copy(). Device-mapper volumes (and files on them): -EOPNOTSUPP. */
 int xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst,
 		   uint64_t dst_lba, uint64_t nblocks, unsigned flags, struct xcopy_plan **out);
 
