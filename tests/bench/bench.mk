@@ -17,7 +17,8 @@ BENCH_PROFILE ?= 1
 BENCH_RUN_OPTS ?=
 
 $(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o $(LIBXCOPY_A)
+$(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o \
+	    $(BUILD)/obj/tests/bench/xcbench_probe.o $(LIBXCOPY_A)
 	$(call msg,LD,bench/$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)

@@ -5,6 +5,7 @@
 #   rows.csv      one line per copy (see HEADER below)
 #   latency.csv   read latency on the LU receiving a 1 GiB copy
 #   extents.txt   the 10,000-extent file: commands and planning time
+#   clonescale.csv the same clone copy (same extents) over 1 GiB and 64 GiB
 #   async.csv     issue 10 rows: store limit (the store's own copy_file_range),
 #                 8 copies in flight vs one after another, read latency while a
 #                 client sends 4 MiB EXTENDED COPY commands back to back
@@ -42,10 +43,11 @@ HEADER=size,scope,path,backstore,cfg,wall_s,sync_s,backend_read_B,backend_write_
 rm -rf "$OUT"
 mkdir -p "$OUT" "$W"
 echo "$HEADER" >"$OUT/rows.csv"
-echo "path,backstore,size,copy_s,samples_before,p50_before_ms,p99_before_ms,max_before_ms,samples_during,p50_ms,p99_ms,max_ms" \
+echo "path,backstore,size,copy_s,samples_before,p50_before_ms,p99_before_ms,max_before_ms,samples_during,p50_ms,p99_ms,max_ms,svc_samples,svc_p50_ms,svc_p99_ms,svc_max_ms" \
 	>"$OUT/latency.csv"
 : >"$OUT/extents.txt"
-echo "row,path,size,secs,sync_s,n,samples,p50_ms,p99_ms,max_ms,verified" >"$OUT/async.csv"
+echo "row,path,size,secs,sync_s,n,samples,p50_ms,p99_ms,max_ms,verified,svc_p99_ms" >"$OUT/async.csv"
+echo "span,extents,copy_s,xcopy_cmds,segments,clone_B,fallback_B,verified" >"$OUT/clonescale.csv"
 trap 'lab_teardown >/dev/null 2>&1 || true; drop_stores' EXIT
 
 T_START=${EPOCHREALTIME/./}
@@ -264,10 +266,11 @@ path_core() {
 
 # lat PATH KIND STORE CFG [profile]: 1 GiB (LAT_SIZE) copy A -> B over iSCSI
 # while xcbench probe reads 4 KiB O_DIRECT every LAT_MS ms from B (the LU that
-# receives the EXTENDED COPY) through tcm_loop.
+# receives the EXTENDED COPY) through tcm_loop, open loop with up to 8 reads
+# in flight (latency from when each read was due; svc = from when it was sent).
 lat() {
 	local path=$1 kind=$2 store=$3 cfg=$4 S n url sdb ta tb pid st t_probe
-	local bef dur
+	local bef dur svc
 	S=$LAT_SIZE
 	n=$((S / 512))
 	log "latency: $path"
@@ -301,7 +304,8 @@ lat() {
 	bef=$("$XCB" pct "$W/lat-$NLU.txt" "$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 1 }')" \
 		"$(awk -v t="$t_probe" 'BEGIN { printf "%.6f", t + 4 }')")
 	dur=$("$XCB" pct "$W/lat-$NLU.txt" "$ta" "$tb")
-	echo "$path,$kind,$S,$(secs "$ta" "$tb"),${bef// /,},${dur// /,}" >>"$OUT/latency.csv"
+	svc=$("$XCB" pct "$W/lat-$NLU.txt" "$ta" "$tb" svc)
+	echo "$path,$kind,$S,$(secs "$ta" "$tb"),${bef// /,},${dur// /,},${svc// /,}" >>"$OUT/latency.csv"
 	tail -1 "$OUT/latency.csv" >&2
 	if [ -f "$W/perf-$path.data" ]; then
 		perf report -i "$W/perf-$path.data" --stdio --sort comm,dso,sym --percent-limit 1 \
@@ -366,6 +370,16 @@ storelimit() {
 	tail -1 "$OUT/async.csv" >&2
 }
 
+# cfrrow STORE: one user:xcopy copy_file_range copy of LAT_SIZE A -> B (no
+# probe), a rows.csv row the render compares with the store limit
+cfrrow() {
+	local lbl=$((LAT_SIZE >> 20))M
+	[ $((LAT_SIZE % (1 << 30))) -eq 0 ] && lbl=$((LAT_SIZE >> 30))G
+	setup user "$1" ""
+	row "$lbl" cross cfr user "$1" ""
+	lab_teardown >/dev/null
+}
+
 # par8 PATH KIND STORE CFG: 8 copies of LAT_SIZE/8 A -> B over iSCSI, all in
 # flight at once (8 processes, 8 sessions), then the same 8 one after another
 par8() {
@@ -404,7 +418,7 @@ par8() {
 # lat4m PATH KIND STORE CFG: read latency on B while sg_xcopy sends LAT_SIZE
 # as 4 MiB EXTENDED COPY commands back to back (A -> B through tcm_loop)
 lat4m() {
-	local path=$1 kind=$2 store=$3 cfg=$4 S=$LAT_SIZE sga sgb sdb pid t_probe ta tb bef dur
+	local path=$1 kind=$2 store=$3 cfg=$4 S=$LAT_SIZE sga sgb sdb pid t_probe ta tb bef dur svc
 	log "latency, 4 MiB commands: $path"
 	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
 	make_lus "$kind" "$store" "$cfg"
@@ -427,7 +441,8 @@ lat4m() {
 	dur=$("$XCB" pct "$W/lat4m-$NLU.txt" "$ta" "$tb")
 	sync
 	echo "lat4m_idle,$path,$S,,,$((S >> 22)),${bef// /,}," >>"$OUT/async.csv"
-	echo "lat4m,$path,$S,$(secs "$ta" "$tb"),,$((S >> 22)),${dur// /,},$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+	read -r _ _ svc _ <<<"$("$XCB" pct "$W/lat4m-$NLU.txt" "$ta" "$tb" svc)"
+	echo "lat4m,$path,$S,$(secs "$ta" "$tb"),,$((S >> 22)),${dur// /,},$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S"),$svc" \
 		>>"$OUT/async.csv"
 	tail -2 "$OUT/async.csv" >&2
 	lab_teardown >/dev/null
@@ -461,15 +476,57 @@ inflight() {
 	lab_teardown >/dev/null
 }
 
+# clonescale: the same clone copy over 1 GiB and over 64 GiB. On a reflink XFS
+# store, LU C<size> (2 x size, sparse backing file) holds CLONE_EXTENTS
+# extents of 64 KiB spread evenly over [0, size) and nothing else; the copy
+# [0, size) -> [size, 2 x size) inside the LU is one xcbench copy over iSCSI.
+# Both copies move the same extents and the same bytes; only the span (and
+# so the holes, LBAs and segments) grows 64 times.
+CLONE_EXTENTS=${BENCH_CLONE_EXTENTS:-1024}
+clonescale() {
+	local img dev s S so url t0 t1 st n0 ok
+	log "clone scale: $CLONE_EXTENTS extents over 1 GiB and 64 GiB"
+	img=$W/cs.xfs.img
+	truncate -s 140G "$img"
+	dev=$(losetup -f --show "$img")
+	mkfs.xfs -q -f -m reflink=1 "$dev" >&2
+	mkdir -p "$W/cs"
+	mount -t xfs "$dev" "$W/cs"
+	for s in 1G 64G; do
+		S=$(lab_size_bytes "$s")
+		truncate -s $((2 * S)) "$W/cs/C$s.img"
+		"$XCB" sparse "$W/cs/C$s.img" "$S" "$CLONE_EXTENTS" 65536
+		so=$(lab_user_create "c$s" xcopy "$W/cs/C$s.img" $((2 * S)))
+		url=$(lab_iscsi_export "iqn.2003-01.org.linux-iscsi.lab:cs$s" "$so")
+		fresh
+		st=$W/cs-$s.stats
+		n0=$(pstat "c$s" clone_bytes)
+		"$XCB" copy "$url/0" 0 "$url/0" $((S / 512)) $((S / 512)) >"$st" 2>&1 ||
+			log "clone scale copy failed: $(tail -3 "$st")"
+		t0=$(cval "$st" copy_t0)
+		t1=$(cval "$st" copy_t1)
+		if "$XCB" sparsecmp "$W/cs/C$s.img" 0 "$W/cs/C$s.img" "$S" "$S" "$CLONE_EXTENTS" 65536 \
+			>/dev/null 2>&1; then ok=yes; else ok=NO; fi
+		echo "$S,$CLONE_EXTENTS,$(secs "$t0" "$t1"),$(cval "$st" xcopy_cmds),$(cval "$st" segments),$(($(pstat "c$s" clone_bytes) - n0)),$(cval "$st" fallback_B),$ok" \
+			>>"$OUT/clonescale.csv"
+		tail -1 "$OUT/clonescale.csv" >&2
+		lab_teardown >/dev/null
+		rm -f "$W/cs/C$s.img"
+	done
+	umount "$W/cs"
+	losetup -d "$dev"
+	rm -f "$img"
+}
+
 fill_source() {   # STORE
 	log "fill: $MAXB bytes of source data in $1"
 	"$XCB" fill "$W/$1/A.img" 0 "$MAXB" 1
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext" (default all)
+# BENCH_PHASES (development): any of "rows lat ext async clone" (default all)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
-want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
+want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
 if want rows || want lat; then
 	say "reflink XFS store: user:xcopy clone path"
@@ -479,6 +536,7 @@ if want rows || want lat; then
 	want lat && lat clone user rl ""
 	rmstore rl
 fi
+want clone && clonescale
 
 say "XFS store without reflink"
 mkstore nr 0
@@ -495,6 +553,7 @@ if want lat; then
 fi
 if want async; then
 	storelimit nr
+	want rows || cfrrow nr
 	par8 cfr user nr ""
 	lat4m cfr user nr ""
 	lat4m lio fileio nr ""

@@ -5,24 +5,20 @@
  *
  *   xcbench fill FILE OFFSET LEN SEED     pseudo-random bytes (xorshift64*)
  *   xcbench frag FILE N                   a file of N separate 4 KiB extents
- *   xcbench probe DEV SPAN INTERVAL_MS STOPFILE MAXSEC OUT
- *                                         open-loop O_DIRECT 4 KiB reads
- *   xcbench pct OUT T0 T1                 p50/p99/max of samples in [T0, T1)
+ *   xcbench probe DEV SPAN INTERVAL_MS STOPFILE MAXSEC OUT [READERS]
+ *                                         open-loop O_DIRECT 4 KiB reads (xcbench_probe.c)
+ *   xcbench pct OUT T0 T1 [svc]           p50/p99/max of samples due in [T0, T1)
  *   xcbench verify F1 OFF1 F2 OFF2 LEN    compare 1 MiB of every 16, and the last
  *   xcbench plan DEV SRC DST              libxcopy's planning time and counts
  *   xcbench copy SRC SLBA DST DLBA N [no-offload]
  *                                         xcopy_dev_copy, timed without discovery
  *   xcbench lid4|rcs4|abort|cfr ...       raw LID4 commands, copy_file_range (xcbench_tpc.c)
- *
- * probe schedules one read every INTERVAL_MS on CLOCK_REALTIME and measures
- * each latency from its scheduled time, not from when it could be sent: a
- * read stuck behind a long command delays every later read too, and all of
- * them count (no coordinated omission). Samples go to OUT as
- * "scheduled_epoch_seconds latency_us" lines.
+ *   xcbench sparse|sparsecmp ...          N extents spread over a span (xcbench_tpc.c)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +35,6 @@
 
 enum {
 	CHUNK = 1 << 20,
-	PROBE_LEN = 4096,
 	FRAG_BS = 4096,
 	MAX_SAMPLES = 1 << 20,
 };
@@ -50,15 +45,17 @@ usage(void)
 	fprintf(stderr,
 		"usage: xcbench fill FILE OFFSET LEN SEED\n"
 		"       xcbench frag FILE N\n"
-		"       xcbench probe DEV SPAN INTERVAL_MS STOPFILE MAXSEC OUT\n"
-		"       xcbench pct OUT T0 T1\n"
+		"       xcbench probe DEV SPAN INTERVAL_MS STOPFILE MAXSEC OUT [READERS]\n"
+		"       xcbench pct OUT T0 T1 [svc]\n"
 		"       xcbench verify F1 OFF1 F2 OFF2 LEN\n"
 		"       xcbench plan DEV SRC DST\n"
 		"       xcbench copy SRC SLBA DST DLBA N [no-offload]\n"
 		"       xcbench lid4|lid1 DEV ID SRC_LBA DST_LBA BLOCKS\n"
 		"       xcbench rcs4 DEV ID\n"
 		"       xcbench abort DEV ID\n"
-		"       xcbench cfr F1 OFF1 F2 OFF2 LEN\n");
+		"       xcbench cfr F1 OFF1 F2 OFF2 LEN [CHUNK]\n"
+		"       xcbench sparse FILE SPAN N LEN\n"
+		"       xcbench sparsecmp F1 OFF1 F2 OFF2 SPAN N LEN\n");
 	return 1;
 }
 
@@ -235,58 +232,6 @@ cmd_frag(int argc, char **argv)
 }
 
 static int
-cmd_probe(int argc, char **argv)
-{
-	uint64_t span, blocks, rnd = 88172645463325252ULL;
-	double interval, maxsec, t0, sched;
-	struct timespec ts;
-	void *buf;
-	FILE *out;
-	long k;
-	int fd;
-
-	if (argc != 8) {
-		return usage();
-	}
-	span = num(argv[3]);
-	interval = (double)num(argv[4]) / 1000.0;
-	maxsec = (double)num(argv[6]);
-	blocks = span / PROBE_LEN;
-	fd = open(argv[2], O_RDONLY | O_DIRECT);
-	out = fopen(argv[7], "w");
-	if (fd < 0 || out == NULL || blocks == 0 || posix_memalign(&buf, 4096, PROBE_LEN) != 0) {
-		perror("probe");
-		return 1;
-	}
-	t0 = now_rt();
-	for (k = 0;; k++) {
-		double done;
-		off_t off;
-
-		sched = t0 + (double)k * interval;
-		if (sched - t0 > maxsec || access(argv[5], F_OK) == 0) {
-			break;
-		}
-		ts.tv_sec = (time_t)sched;
-		ts.tv_nsec = (long)((sched - (double)ts.tv_sec) * 1e9);
-		/* behind schedule: send at once, latency still counts from sched */
-		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-		}
-		off = (off_t)(xs64(&rnd) % blocks) * PROBE_LEN;
-		if (pread(fd, buf, PROBE_LEN, off) != PROBE_LEN) {
-			perror("pread");
-			return 1;
-		}
-		done = now_rt();
-		fprintf(out, "%.6f %.0f\n", sched, (done - sched) * 1e6);
-	}
-	fclose(out);
-	free(buf);
-	close(fd);
-	return 0;
-}
-
-static int
 cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -309,11 +254,14 @@ pct(const double *v, size_t n, double p)
 static int
 cmd_pct(int argc, char **argv)
 {
-	double t0, t1, s, l, *v;
+	double t0, t1, s, l, svc, *v;
+	char line[256];
+	bool want_svc = argc == 6 && strcmp(argv[5], "svc") == 0;
 	size_t n = 0;
+	int k;
 	FILE *f;
 
-	if (argc != 5) {
+	if (argc != 5 && !want_svc) {
 		return usage();
 	}
 	t0 = strtod(argv[3], NULL);
@@ -324,10 +272,13 @@ cmd_pct(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	while (n < MAX_SAMPLES && fscanf(f, "%lf %lf", &s, &l) == 2) {
-		if (s >= t0 && s < t1) {
-			v[n++] = l / 1000.0;
+	/* "due latency_us [service_us]" (xcbench_probe.c) */
+	while (n < MAX_SAMPLES && fgets(line, sizeof(line), f) != NULL) {
+		k = sscanf(line, "%lf %lf %lf", &s, &l, &svc);
+		if (k < 2 || (want_svc && k < 3) || s < t0 || s >= t1) {
+			continue;
 		}
+		v[n++] = (want_svc ? svc : l) / 1000.0;
 	}
 	fclose(f);
 	if (n == 0) {
@@ -508,6 +459,7 @@ cmd_copy(int argc, char **argv)
 }
 
 int xcbench_tpc(int argc, char **argv);
+int xcbench_probe(int argc, char **argv);
 
 int
 main(int argc, char **argv)
@@ -528,7 +480,7 @@ main(int argc, char **argv)
 		return cmd_frag(argc, argv);
 	}
 	if (strcmp(argv[1], "probe") == 0) {
-		return cmd_probe(argc, argv);
+		return xcbench_probe(argc, argv);
 	}
 	if (strcmp(argv[1], "pct") == 0) {
 		return cmd_pct(argc, argv);

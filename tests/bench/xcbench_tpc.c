@@ -177,11 +177,12 @@ cmd_abort(char **argv)
 	return run(argv[2], &c);
 }
 
+/* cfr F1 OFF1 F2 OFF2 LEN [CHUNK]: copy_file_range calls of at most CHUNK bytes */
 static int
-cmd_cfr(char **argv)
+cmd_cfr(int argc, char **argv)
 {
 	loff_t in = (loff_t)num(argv[3]), out = (loff_t)num(argv[5]);
-	uint64_t left = num(argv[6]);
+	uint64_t left = num(argv[6]), chunk = argc > 7 ? num(argv[7]) : 0;
 	int a = open(argv[2], O_RDONLY), b = open(argv[4], O_WRONLY);
 	ssize_t n;
 
@@ -190,7 +191,7 @@ cmd_cfr(char **argv)
 		return 1;
 	}
 	while (left > 0) {
-		n = copy_file_range(a, &in, b, &out, left, 0);
+		n = copy_file_range(a, &in, b, &out, chunk > 0 && chunk < left ? chunk : left, 0);
 		if (n < 0 && errno == EINTR) {
 			continue;
 		}
@@ -205,7 +206,72 @@ cmd_cfr(char **argv)
 	return 0;
 }
 
-/* argv[1] is lid4, lid1, rcs4, abort or cfr; -1 if it is none of them. */
+/*
+ * sparse FILE SPAN N LEN: N extents of LEN pseudo-random bytes, extent i at
+ * i * (SPAN / N), holes between (the clone scale row: the same extent count
+ * over 1 GiB and 64 GiB). sparsecmp F1 OFF1 F2 OFF2 SPAN N LEN: the N extents
+ * and the middle of every hole compare equal (exit 2 if not).
+ */
+static int
+cmd_sparse(char **argv, bool cmp)
+{
+	int a = cmp ? 7 : 3;   /* index of SPAN */
+	uint64_t span = num(argv[a]), n = num(argv[a + 1]), len = num(argv[a + 2]);
+	uint64_t stride = n > 0 ? span / n : 0, i, k, x;
+	uint64_t o1 = cmp ? num(argv[3]) : 0, o2 = cmp ? num(argv[5]) : 0;
+	int f1 = open(argv[2], cmp ? O_RDONLY : O_WRONLY), f2 = cmp ? open(argv[4], O_RDONLY) : -1;
+	uint64_t *b1 = malloc(len + 8), *b2 = malloc(len + 8);
+
+	if (f1 < 0 || (cmp && f2 < 0) || b1 == NULL || b2 == NULL || n == 0 || len > stride) {
+		perror("xcbench sparse");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t at = i * stride;
+
+		if (!cmp) {
+			x = (i + 1) * 0x9E3779B97F4A7C15ULL;
+			for (k = 0; k < len / 8; k++) {
+				x ^= x >> 12;
+				x ^= x << 25;
+				x ^= x >> 27;
+				b1[k] = x * 0x2545F4914F6CDD1DULL;
+			}
+			if (pwrite(f1, b1, len, (off_t)at) != (ssize_t)len) {
+				perror("xcbench sparse: pwrite");
+				return 1;
+			}
+			continue;
+		}
+		/* the extent, then 4 KiB from the middle of the hole after it */
+		for (k = 0; k < 2; k++) {
+			uint64_t o = k == 0 ? at : at + len + (stride - len) / 2;
+			size_t m = k == 0 ? len : 4096;
+
+			if (k == 1 && stride - len < 8192) {
+				break;
+			}
+			if (pread(f1, b1, m, (off_t)(o1 + o)) != (ssize_t)m ||
+			    pread(f2, b2, m, (off_t)(o2 + o)) != (ssize_t)m || memcmp(b1, b2, m) != 0) {
+				printf("differ at +%llu\n", (unsigned long long)o);
+				return 2;
+			}
+		}
+	}
+	if (!cmp && fsync(f1) != 0) {
+		perror("xcbench sparse: fsync");
+		return 1;
+	}
+	close(f1);
+	if (f2 >= 0) {
+		close(f2);
+	}
+	free(b1);
+	free(b2);
+	return 0;
+}
+
+/* argv[1] is lid4, lid1, rcs4, abort, cfr, sparse or sparsecmp; -1 if none. */
 int
 xcbench_tpc(int argc, char **argv)
 {
@@ -221,8 +287,14 @@ xcbench_tpc(int argc, char **argv)
 	if (strcmp(argv[1], "abort") == 0 && argc == 4) {
 		return cmd_abort(argv);
 	}
-	if (strcmp(argv[1], "cfr") == 0 && argc == 7) {
-		return cmd_cfr(argv);
+	if (strcmp(argv[1], "cfr") == 0 && (argc == 7 || argc == 8)) {
+		return cmd_cfr(argc, argv);
+	}
+	if (strcmp(argv[1], "sparse") == 0 && argc == 6) {
+		return cmd_sparse(argv, false);
+	}
+	if (strcmp(argv[1], "sparsecmp") == 0 && argc == 10) {
+		return cmd_sparse(argv, true);
 	}
 	return -1;
 }
