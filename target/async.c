@@ -242,10 +242,12 @@ bool
 xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
 {
 	struct xt_job *job;
-	bool known = true;
+	bool known = true, have;
+	uint64_t digest = 0;
 
+	have = xt_held_digest(lu, &digest);   /* configfs walk, outside the lock */
 	pthread_mutex_lock(&lu->as.lock);
-	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
+	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
 	job = job_find(lu, true, id);
 	if (job != NULL) {
 		/* SPC-4 6.19.3: running, the EXTENDED COPY still waiting: foreground */
@@ -370,7 +372,6 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 
 	pthread_mutex_lock(&lu->as.lock);
 	reap_orphans(lu, ts_ns(&job->t0));
-	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
 	if (lu->as.closing || lu->as.njobs >= XT_MAX_JOBS) {
 		pthread_mutex_unlock(&lu->as.lock);
 		job_free(job);
@@ -429,12 +430,17 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	struct xcm_err err;
 	enum xcm_status st;
 	size_t sense_len = 0;
-	int cancel_state;
+	int cancel_state, old_nice;
+	uint64_t digest = 0;
+	bool have;
 
 	if (token == 0) {
 		return false;   /* a real SYNCHRONIZE CACHE */
 	}
+	/* configfs walk here on the worker, not on the command thread (nexus.c) */
+	have = xt_held_digest(lu, &digest);
 	pthread_mutex_lock(&lu->as.lock);
+	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
 	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
 	}
 	if (job == NULL || job->state != XT_JOB_QUEUED) {
@@ -458,7 +464,11 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	memset(&err, 0, sizeof(err));
+	/* the worker yields the CPU to the LU's I/O while it copies (copy.c) */
+	old_nice = xt_nice_lower(lu->cfg.copy_nice);
+	xt_wb_init(&job->wb);
 	st = job->odx != NULL ? xt_odx_execute(job, &res, &err) : xt_execute(job, &res, &err);
+	xt_nice_restore(old_nice);
 	if (st != XCM_OK) {
 		memset(sense, 0, sizeof(sense));
 		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
@@ -490,9 +500,12 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 	struct xcm_copy_status cs;
 	struct xt_job *job;
 	enum xcm_status st;
+	uint64_t digest = 0;
+	bool have;
 
+	have = xt_held_digest(lu, &digest);   /* configfs walk, outside the lock */
 	pthread_mutex_lock(&lu->as.lock);
-	xt_held_scope(lu);   /* the LU's sessions changed: earlier held results go (nexus.c) */
+	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
 		job = job_find(lu, false, req->list_id);
 		if (job != NULL) {

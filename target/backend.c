@@ -192,7 +192,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	struct xt_job *job = ctx->job;
 	unsigned int nb = 1;
 	bool at_dst = false;
-	uint64_t done = 0;
+	uint64_t done = 0, cloned;
 	int rc;
 
 	/* one bounce buffer per parallel piece, allocated the first time they are needed */
@@ -202,8 +202,13 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	}
 	/* an EXTENDED COPY destination write cancels change vulnerable tokens (tokens.c) */
 	xt_tok_note_write(dst, dst_off, len);
+	cloned = ctx->acct.clone_bytes;
 	rc = xt_par_copy(src, src_off, dst, dst_off, len, job->bounce, nb, self->cfg.clone,
 			 self->cfg.cfr, &ctx->acct, &at_dst, &done);
+	if (rc == 0 && ctx->acct.clone_bytes - cloned < len) {
+		/* bytes went through dst's page cache: write them back now (copy.c) */
+		xt_wb_chunk(&job->wb, dst, dst_off, len);
+	}
 	if (rc != 0) {
 		ctx->io_errors++;
 		memset(ioerr, 0, sizeof(*ioerr));

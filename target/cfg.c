@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xcopy_target.h"
@@ -81,11 +82,31 @@ cfg_option(const char *opt, size_t len, struct xt_cfg *c, char *why, size_t whyl
 			why_set(why, whylen, "xcopy=%s: expected engine or core", val);
 			return -EINVAL;
 		}
+	} else if (strncmp(buf, "copy_nice=", 10) == 0) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(val, &end, 10);
+		if (errno != 0 || end == val || *end != '\0' || v < 0 || v > 19) {
+			why_set(why, whylen, "copy_nice=%s: expected 0 to 19", val);
+			return -EINVAL;
+		}
+		c->copy_nice = (int)v;
+	} else if (strncmp(buf, "writeback=", 10) == 0) {
+		if (strcmp(val, "early") == 0) {
+			c->wb_late = false;
+		} else if (strcmp(val, "late") == 0) {
+			c->wb_late = true;
+		} else {
+			why_set(why, whylen, "writeback=%s: expected early or late", val);
+			return -EINVAL;
+		}
 	} else if (strncmp(buf, "fault=", 6) == 0) {
 		/* reliability tests only (fault.c) */
 		return xt_fault_parse(val, &c->fault, why, whylen);
 	} else {
-		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, fault)", buf);
+		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)", buf);
 		return -EINVAL;
 	}
 	return 0;
@@ -105,6 +126,7 @@ xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t whylen
 	out->clone = XT_CLONE_AUTO;
 	out->cfr = XT_CFR_AUTO;
 	out->xcopy = XT_XCOPY_ENGINE;
+	out->copy_nice = XT_COPY_NICE_DEFAULT;
 	if (cfgstring == NULL) {
 		why_set(why, whylen, "%s", "no cfgstring");
 		return -EINVAL;

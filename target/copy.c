@@ -12,9 +12,13 @@
  * does not promise memmove semantics there.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "xcopy_target.h"
@@ -212,4 +216,66 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 	acct->rw_bytes += rwdone;
 	*done = moved + rwdone;
 	return rc;
+}
+
+void
+xt_wb_init(struct xt_wb *wb)
+{
+	wb->fd = -1;
+	wb->off = 0;
+	wb->len = 0;
+}
+
+/*
+ * Page-cache writes are throttled by the kernel (balance_dirty_pages) once
+ * the dirty pages of the system pass its limits, and on XFS the throttled
+ * writer holds the file's I/O lock, which the LU's READs take shared: a
+ * copy that dirties gigabytes makes the READs of its destination wait for
+ * writeback. Writing back each chunk as soon as it is copied keeps the
+ * copy's dirty pages to two chunks; it adds no durability promise (the LU's
+ * write cache is unchanged: SYNCHRONIZE CACHE still does fdatasync).
+ */
+void
+xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len)
+{
+	if (dst->cfg.wb_late || len == 0) {
+		return;
+	}
+	/* start this chunk's writeback; errors only mean no pacing */
+	(void)sync_file_range(dst->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
+	if (wb->fd >= 0 && wb->len > 0) {
+		/* the chunk before: wait until its pages are written back */
+		(void)sync_file_range(wb->fd, (off64_t)wb->off, (off64_t)wb->len,
+				      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					      SYNC_FILE_RANGE_WAIT_AFTER);
+	}
+	wb->fd = dst->fd;
+	wb->off = off;
+	wb->len = len;
+}
+
+int
+xt_nice_lower(int nice)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int old;
+
+	errno = 0;
+	old = getpriority(PRIO_PROCESS, (id_t)tid);
+	if ((old == -1 && errno != 0) || old >= nice) {
+		return INT_MIN;
+	}
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) != 0) {
+		return INT_MIN;
+	}
+	return old;
+}
+
+void
+xt_nice_restore(int old)
+{
+	if (old != INT_MIN) {
+		/* raising it back needs CAP_SYS_NICE (tcmu-runner runs as root) */
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), old);
+	}
 }

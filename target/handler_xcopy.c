@@ -650,7 +650,8 @@ static struct tcmur_handler g_handler = {
 	.name = "XCOPY offload file handler",
 	.subtype = XT_SUBTYPE,
 	/* shown by "targetcli /backstores/user:xcopy help create": targetcli prepends "xcopy/" */
-	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core] "
+	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core"
+		    "&copy_nice=0..19&writeback=early|late] "
 		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...)",
 	.check_config = xh_check_config,
 	.reconfig = xh_reconfig,

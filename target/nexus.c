@@ -191,13 +191,18 @@ xt_held_init(struct xcm_lu *lu)
 	lu->nexus_known = false;
 }
 
+bool
+xt_held_digest(const struct xcm_lu *lu, uint64_t *d)
+{
+	return lu->cfs_path[0] != '\0' && xt_nexus_digest(xt_configfs_root(), lu->cfs_path, d) == 0;
+}
+
 void
-xt_held_scope(struct xcm_lu *lu)
+xt_held_apply(struct xcm_lu *lu, bool have, uint64_t d)
 {
 	uint32_t gone = 0, aged;
-	uint64_t d;
 
-	if (lu->cfs_path[0] != '\0' && xt_nexus_digest(xt_configfs_root(), lu->cfs_path, &d) == 0) {
+	if (have) {
 		if (lu->nexus_known && d != lu->nexus_digest) {
 			gone = xcm_store_discard(lu->store);
 			if (gone > 0) {

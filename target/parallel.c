@@ -35,6 +35,7 @@ struct batch {
 	const struct xcm_lu *src, *dst;
 	enum xt_clone clone;
 	enum xt_cfr cfr;
+	int nice;                    /* the job's copy_nice, for the helpers */
 	struct piece p[XT_PAR_PIECES];
 	unsigned int n;
 	unsigned int next;           /* first piece nobody took */
@@ -81,6 +82,7 @@ helper_main(void *arg)
 {
 	struct piece *p;
 	struct batch *b;
+	int old;
 
 	(void)arg;
 	pthread_mutex_lock(&g_lock);
@@ -97,7 +99,9 @@ helper_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&g_lock);
+		old = xt_nice_lower(b->nice);
 		run_piece(b, p);
+		xt_nice_restore(old);
 		pthread_mutex_lock(&g_lock);
 		if (--b->left == 0) {
 			pthread_cond_signal(&b->done);
@@ -181,6 +185,7 @@ xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst
 	b.dst = dst;
 	b.clone = clone;
 	b.cfr = cfr;
+	b.nice = dst->cfg.copy_nice;
 	pthread_cond_init(&b.done, NULL);
 	for (i = 0; off < len && i < XT_PAR_PIECES && i < nbounce; i++) {
 		b.p[i].so = src_off + off;

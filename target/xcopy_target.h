@@ -37,6 +37,12 @@
  * the engine's chunks are XT_PAR_PIECES x XT_CHUNK unless a fault is armed.
  */
 #define XT_PAR_PIECES 4
+/*
+ * A thread that copies runs at this nice value (cfgstring copy_nice=) for
+ * the copy's duration: the LU's READ/WRITE workers and command thread, at
+ * the runner's own priority, win the CPU from it (async.c, parallel.c).
+ */
+#define XT_COPY_NICE_DEFAULT 10
 
 /* ------------------------------------------------------------------------ */
 /* cfgstring: xcopy/PATH[?opt=val[&opt=val...]]  (cfg.c)                      */
@@ -67,6 +73,8 @@ struct xt_cfg {
 	enum xt_clone clone;
 	enum xt_cfr cfr;
 	enum xt_xcopy xcopy;
+	int copy_nice;      /* nice value of a thread while it copies (copy_nice=, 0-19) */
+	bool wb_late;       /* writeback=late: no write-behind pacing (copy.c) */
 	struct xt_fault_spec fault;
 };
 
@@ -150,7 +158,14 @@ enum xt_job_state { XT_JOB_QUEUED, XT_JOB_RUNNING };
 enum xt_stop { XT_STOP_NONE, XT_STOP_CLOSE, XT_STOP_ABORT };
 
 /* One EXTENDED COPY in flight; owned by its LU's job list. */
+/* Write-behind of one job's destination chunks (copy.c). */
+struct xt_wb {
+	int fd;                           /* -1: nothing pending */
+	uint64_t off, len;                /* the last chunk, writeback started */
+};
+
 struct xt_job {
+	struct xt_wb wb;
 	uint64_t token;                   /* tcmur_cmd->cmd_state; never reused */
 	struct xcm_lu *lu;                /* the LU that received the command */
 	enum xt_job_state state;
@@ -189,7 +204,7 @@ struct xcm_lu {
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
 	struct xt_async as;               /* jobs in flight + store (under as.lock) */
 	uint64_t nexus_digest;            /* xt_nexus_digest at the last 83h/84h command */
-	bool nexus_known;
+	bool nexus_known;                 /* (both under as.lock) */
 	struct xcm_store *store;
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
@@ -297,6 +312,21 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 		uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
 		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
 		uint64_t *done);
+/*
+ * copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
+ * start its writeback and wait for the writeback of the chunk before it, so
+ * one job keeps at most two chunks of dirty or in-flight pages (no dirty
+ * throttling, no writeback storm after the copy). xt_wb_init first.
+ */
+void xt_wb_init(struct xt_wb *wb);
+void xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len);
+/*
+ * copy.c: the calling thread's nice value becomes nice (if higher than now);
+ * returns the value to give xt_nice_restore, or INT_MIN when unchanged.
+ */
+int xt_nice_lower(int nice);
+void xt_nice_restore(int old);
+
 /* Pieces copied at once: min(XT_PAR_PIECES, CPUs - 1), 1 on <= 2 CPUs. */
 unsigned int xt_par_pieces(void);
 /* Stop and join the helper pool (handler destroy: the daemon exits, or dlclose). */
@@ -336,11 +366,16 @@ int xt_sbc_check(const uint8_t *cdb, uint8_t *sense, size_t cap);
 /* nexus.c: set the store's clock (at open). */
 void xt_held_init(struct xcm_lu *lu);
 /*
- * Before an EXTENDED COPY or RECEIVE COPY RESULTS: discard the LU's completed
- * held results if the sessions that can reach it changed since the last such
- * command, and those older than XT_HELD_LIFETIME_MS. Caller holds lu->as.lock.
+ * Before a RECEIVE COPY RESULTS is answered and before an EXTENDED COPY
+ * runs: discard the LU's completed held results if the sessions that can
+ * reach it changed since the last such command, and those older than
+ * XT_HELD_LIFETIME_MS. xt_held_digest walks configfs (slow: call it without
+ * locks, and for EXTENDED COPY on the worker, never on the LU's command
+ * thread where READs wait behind it); false if it cannot tell.
+ * xt_held_apply: caller holds lu->as.lock.
  */
-void xt_held_scope(struct xcm_lu *lu);
+bool xt_held_digest(const struct xcm_lu *lu, uint64_t *d);
+void xt_held_apply(struct xcm_lu *lu, bool have, uint64_t d);
 
 /*
  * The LU's state for the command table (access.c): mode from the cfgstring,

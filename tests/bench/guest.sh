@@ -524,7 +524,7 @@ fill_source() {   # STORE
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext async clone" (default all)
+# BENCH_PHASES (development): any of "rows lat ext async inflight clone" (default all)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 

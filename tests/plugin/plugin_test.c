@@ -389,6 +389,16 @@ test_check_config(void)
 	expect_config(cfg, true, NULL);
 	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?clone=never&cfr=never&xcopy=core", g_tmp);
 	expect_config(cfg, true, NULL);
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?copy_nice=0&writeback=late", g_tmp);
+	expect_config(cfg, true, NULL);
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?copy_nice=19&writeback=early", g_tmp);
+	expect_config(cfg, true, NULL);
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?copy_nice=20", g_tmp);
+	expect_config(cfg, false, "copy_nice=20");
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?copy_nice=-1", g_tmp);
+	expect_config(cfg, false, "copy_nice=-1");
+	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?writeback=never", g_tmp);
+	expect_config(cfg, false, "writeback=never");
 	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?clone=maybe", g_tmp);
 	expect_config(cfg, false, "clone=maybe");
 	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?speed=11", g_tmp);
