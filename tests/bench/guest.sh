@@ -354,18 +354,20 @@ extents() {
 }
 
 # --- issue 10 rows (async.csv) -----------------------------------------------
-# storelimit STORE: the store's own copy_file_range of LAT_SIZE bytes A -> B
+# storelimit STORE [CHUNK]: the store's own copy_file_range of LAT_SIZE bytes
+# A -> B, in one call (store_limit) or in calls of CHUNK bytes (the chunk the
+# target's copy_file_range path uses: store_limit_chunk)
 storelimit() {
-	local store=$1 S=$LAT_SIZE t0 t1 t2
-	log "store limit: copy_file_range of $S bytes in $store"
+	local store=$1 chunk=${2:-} S=$LAT_SIZE t0 t1 t2
+	log "store limit: copy_file_range of $S bytes in $store${chunk:+, $chunk-byte calls}"
 	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
 	fresh
 	t0=$EPOCHREALTIME
-	"$XCB" cfr "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S" || log "cfr failed"
+	"$XCB" cfr "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S" $chunk || log "cfr failed"
 	t1=$EPOCHREALTIME
 	sync
 	t2=$EPOCHREALTIME
-	echo "store_limit,$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),1,,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+	echo "store_limit${chunk:+_chunk},$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),${chunk:-1},,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
 		>>"$OUT/async.csv"
 	tail -1 "$OUT/async.csv" >&2
 }
@@ -554,6 +556,7 @@ fi
 if want async; then
 	storelimit nr
 	want rows || cfrrow nr
+	storelimit nr 4194304
 	par8 cfr user nr ""
 	lat4m cfr user nr ""
 	lat4m lio fileio nr ""

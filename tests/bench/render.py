@@ -249,6 +249,12 @@ def main():
                           f"copy only): {t:.2f} s = {t / t_l:.2f}× the store's own copy_file_range "
                           f"({t_l:.2f} s, copy only) (goal ≤ {GOAL_STORE_LIMIT:g}×: "
                           f"{'**met**' if t / t_l <= GOAL_STORE_LIMIT else '**not met**'})")
+        limc = arow("store_limit_chunk")
+        if limc:
+            md.append(f"- the store's own copy_file_range of {human(limc['size'])} in calls of "
+                      f"{human(limc['n'])} (the target's chunk): {float(limc['secs']):.2f} s "
+                      f"(+{float(limc['sync_s'] or 0):.2f} s sync) vs {float(lim['secs']):.2f} s "
+                      f"(+{float(lim['sync_s'] or 0):.2f} s) in one call")
         t_lim = float(lim["secs"]) + float(lim["sync_s"] or 0)
         md.append(f"- store limit: the store's own copy_file_range of {human(lim['size'])} "
                   f"(XFS, no reflink, in the guest) took {t_lim:.2f} s (copy + sync)")
@@ -281,7 +287,8 @@ def main():
                       f"{human(r['size'])} as {r['n']} back-to-back 4 MiB EXTENDED COPY commands, "
                       f"{LABELS.get(path, path)}: {'**met**' if ok else '**not met**'} "
                       f"({r['samples']} samples in {r['secs']} s: p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, "
-                      f"max {r['max_ms']} ms; idle p50 {idle['p50_ms'] if idle else '?'} / p99 "
+                      f"max {r['max_ms']} ms; service p99 {r.get('svc_p99_ms') or '?'} ms; "
+                      f"idle p50 {idle['p50_ms'] if idle else '?'} / p99 "
                       f"{idle['p99_ms'] if idle else '?'} ms; verified {r['verified']})")
 
     # ---- issue 14: commands in flight (its own file, its own lines) -----------------
