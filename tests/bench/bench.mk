@@ -18,10 +18,14 @@ BENCH_RUN_OPTS ?=
 
 $(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o \
-	    $(BUILD)/obj/tests/bench/xcbench_probe.o $(LIBXCOPY_A)
+	    $(BUILD)/obj/tests/bench/xcbench_probe.o $(BUILD)/obj/tests/bench/xcbench_odx.o \
+	    $(LIBXCOPY_A)
 	$(call msg,LD,bench/$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
+
+# lab tests 470, 475 and 485 run xcbench: `make` builds it
+ALL_TARGETS += $(XCBENCH)
 
 .PHONY: bench bench-tools
 bench-tools: $(XCBENCH) $(ALL_TARGETS)

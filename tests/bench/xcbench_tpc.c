@@ -8,6 +8,7 @@
  *   xcbench rcs4 DEV ID                          RECEIVE COPY STATUS (LID4)
  *   xcbench abort DEV ID                         COPY OPERATION ABORT
  *   xcbench cfr F1 OFF1 F2 OFF2 LEN              copy_file_range loop between two files
+ *   xcbench pt|wut|winpat ...                    token commands (xcbench_odx.c)
  *                                                (the store's own copy: the bench's limit row)
  *
  * Each prints one line: "status S key K asc A csi C" (sense fields of a
@@ -31,6 +32,9 @@ enum {
 };
 
 int xcbench_tpc(int argc, char **argv);
+/* Send c to dev by SG_IO (UNIT ATTENTION retried), print its status line; 0 or 1. */
+int xcbench_sg_run(const char *dev, struct xch_cmd *c);
+int xcbench_odx(int argc, char **argv);
 
 static uint64_t
 num(const char *s)
@@ -47,8 +51,8 @@ num(const char *s)
 	return v;
 }
 
-static int
-run(const char *dev, struct xch_cmd *c)
+int
+xcbench_sg_run(const char *dev, struct xch_cmd *c)
 {
 	const struct xch_transport_ops *ops;
 	struct xcm_sense s;
@@ -132,7 +136,7 @@ cmd_xcopy(char **argv, bool lid4)
 	c.dir = XCH_DIR_OUT;
 	c.buf = buf;
 	c.len = n;
-	return run(argv[2], &c);
+	return xcbench_sg_run(argv[2], &c);
 }
 
 static int
@@ -151,7 +155,7 @@ cmd_rcs4(char **argv)
 	c.dir = XCH_DIR_IN;
 	c.buf = buf;
 	c.len = sizeof(buf);
-	rc = run(argv[2], &c);
+	rc = xcbench_sg_run(argv[2], &c);
 	if (rc == 0 && c.status == XCM_SAM_GOOD) {
 		if (xcm_rcs4_decode(xcm_span_make(buf, sizeof(buf) - c.resid), &st) != 0) {
 			fprintf(stderr, "xcbench rcs4: malformed response\n");
@@ -174,7 +178,7 @@ cmd_abort(char **argv)
 	c.cdb = cdb;
 	c.cdb_len = sizeof(cdb);
 	c.dir = XCH_DIR_NONE;
-	return run(argv[2], &c);
+	return xcbench_sg_run(argv[2], &c);
 }
 
 /* cfr F1 OFF1 F2 OFF2 LEN [CHUNK]: copy_file_range calls of at most CHUNK bytes */
@@ -296,5 +300,5 @@ xcbench_tpc(int argc, char **argv)
 	if (strcmp(argv[1], "sparsecmp") == 0 && argc == 10) {
 		return cmd_sparse(argv, true);
 	}
-	return -1;
+	return xcbench_odx(argc, argv);   /* pt, wut, winpat (xcbench_odx.c) */
 }
