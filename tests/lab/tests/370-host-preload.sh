@@ -17,10 +17,11 @@ lab_require_guest
 
 W=/tmp/lab-370
 PRE=$LAB_BUILD/host/libxcopy-preload.so
+XCB=$LAB_BUILD/bench/xcbench
 MB=${LAB_PRELOAD_MB:-256}
 SMALL=16
 mkdir -p "$W"
-lab_check "libxcopy-preload.so is built ($PRE)" test -f "$PRE"
+lab_check "libxcopy-preload.so and xcbench are built" test -f "$PRE" -a -x "$XCB"
 
 step() { echo "[${SECONDS}s] $*"; }
 io_sectors() { awk -v d="$1" '$3 == d { print $6 + $10 }' /proc/diskstats; }
@@ -56,8 +57,9 @@ on_image_fresh() {
 	mount "${LOOP}p1" "$mnt"
 }
 on_image_fresh
-head -c "${MB}M" /dev/urandom >"$mnt/src"
-head -c "${SMALL}M" /dev/urandom >"$mnt/s2"
+# pseudo-random, every MiB different (xorshift: /dev/urandom is slow under TCG)
+"$XCB" fill "$mnt/src" 0 $((MB << 20)) 1
+"$XCB" fill "$mnt/s2" 0 $((SMALL << 20)) 2
 # written destinations: their blocks exist, the copy manager overwrites them
 for f in dst:$MB d2:$SMALL d3:$SMALL; do
 	dd if=/dev/zero of="$mnt/${f%:*}" bs=1M count="${f#*:}" conv=fsync status=none
