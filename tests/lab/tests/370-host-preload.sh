@@ -8,11 +8,15 @@
 #   - coreutils cp (9.1: copy_file_range) into a new file and onto an
 #     existing written file (cp opens it O_TRUNC: its blocks are freed): on
 #     the 6.1 kernel no written blocks can be allocated, so cp's copy falls
-#     back, is identical, and the log says why (reason "allocation").
+#     back, is identical, and the log says why (reason "allocation");
+#   - xcp -j 8 on the LU's sg node: 64 MiB in >= 8 EXTENDED COPY commands,
+#     several running at once in the plugin (its inflight_max), identical.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh
 . "$HERE/../lib.sh"
+# shellcheck source=tests/lab/target-lib.sh
+. "$HERE/../target-lib.sh"
 lab_require_guest
 
 W=/tmp/lab-370
@@ -68,7 +72,7 @@ off_image
 step "files written on the image"
 
 x0=$(lab_user_create x0 xcopy "$img" 768M)
-read -r sd _ <<<"$(lab_loop_export "$x0")"
+read -r sd sg <<<"$(lab_loop_export "$x0")"
 dev=${sd#/dev/}
 lab_wait_for test -b "${sd}1"
 mount "${sd}1" "$mnt"
@@ -149,4 +153,21 @@ lab_check "cp to a new file: identical on the medium" cmp "$mnt/s2" "$mnt/new"
 lab_check "cp onto a written file: identical on the medium" cmp "$mnt/s2" "$mnt/d3"
 off_image
 step "compared"
+
+# 4. commands in flight through SG_IO: xcp -j 8, 64 MiB from LBA 0 to 640 MiB
+# of the LU (the file system is done with), spread over 8 commands
+jobs0=$(xt_stat x0 inflight_max)
+rc=0
+"$LAB_BUILD/host/xcp" -j 8 --stats --src-lba 0 --dst-lba $((640 << 11)) --blocks $((64 << 11)) \
+	"$sg" "$sg" >"$W/j8.stats" 2>"$W/j8.err" || rc=$?
+lab_check "xcp -j 8: raw copy on $sg, exit $rc $(head -c 200 "$W/j8.err")" test "$rc" -eq 0
+cat "$W/j8.stats"
+off=$(awk '/^bytes offloaded:/ { print $3 }' "$W/j8.stats")
+cmds=$(awk '/^xcopy commands:/ { print $3 }' "$W/j8.stats")
+lab_check "xcp -j 8: $off bytes offloaded (of $((64 << 20))) in $cmds (>= 8) EXTENDED COPY commands" \
+	test "$off" = $((64 << 20)) -a "${cmds:-0}" -ge 8
+lab_check "xcp -j 8: the plugin ran several at once (inflight_max $jobs0 -> $(xt_stat x0 inflight_max))" \
+	test "$(xt_stat x0 inflight_max)" -ge 2
+lab_check "xcp -j 8: identical on the medium" cmp -i 0:$((640 << 20)) -n $((64 << 20)) "$img" "$img"
+step "in flight done"
 lab_summary
