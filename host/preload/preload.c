@@ -9,9 +9,10 @@
  *
  * Taken: flags 0, len > 0, both descriptors regular files, the source open
  * for reading, the destination open for writing without O_APPEND, offsets
- * >= 0, not one file with overlapping ranges, and a pair of file-system
- * devices not yet found unable to offload. splice(2) always has a pipe on
- * one side, so it never copies file to file and is not interposed.
+ * >= 0, not one file with overlapping ranges, at least XCOPY_PRELOAD_MIN
+ * bytes (default 1 MiB) to copy before the source's end, and a pair of
+ * file-system devices not yet found unable to offload. splice(2) always has
+ * a pipe on one side, so it never copies file to file and is not interposed.
  *
  * Never recursing: libxcopy copies the ranges it does not offload with
  * copy_file_range() itself, in the calling thread, which resolves to this
@@ -131,6 +132,42 @@ takeable(int fd_in, int fd_out, size_t len, struct stat *si, struct stat *so)
 	return true;
 }
 
+/*
+ * Fewer bytes to copy than XCOPY_PRELOAD_MIN (default 1 MiB; 0: none): the
+ * real call, which costs less than the flushes, FIEMAP and commands of an
+ * offload (cp -r of many small files).
+ */
+static bool
+small_copy(int fd_in, const int64_t *off_in, size_t len, const struct stat *si)
+{
+	const char *e = getenv("XCOPY_PRELOAD_MIN");
+	uint64_t min = 1u << 20, pos, left;
+	char *end;
+
+	if (e != NULL && *e != '\0') {
+		unsigned long long v = strtoull(e, &end, 10);
+
+		if (*end == '\0') {
+			min = v;
+		}
+	}
+	if (off_in != NULL) {
+		pos = (uint64_t)*off_in;
+	} else {
+		off_t o = lseek(fd_in, 0, SEEK_CUR);
+
+		if (o < 0) {
+			return true;
+		}
+		pos = (uint64_t)o;
+	}
+	left = (uint64_t)si->st_size > pos ? (uint64_t)si->st_size - pos : 0;
+	if (left > len) {
+		left = len;
+	}
+	return left < min;
+}
+
 static bool
 known_negative(dev_t in, dev_t out)
 {
@@ -243,6 +280,9 @@ route(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len)
 	}
 	if (t_inside || disabled() || !takeable(fd_in, fd_out, len, &si, &so) ||
 	    (off_in != NULL && *off_in < 0) || (off_out != NULL && *off_out < 0)) {
+		return -1;
+	}
+	if (small_copy(fd_in, off_in, len, &si)) {
 		return -1;
 	}
 	pthread_mutex_lock(&g_mu);

@@ -83,7 +83,7 @@ res("sendfile bad dst", lambda: os.sendfile(s, s, 0, 10))
 PY
 python3 "$T/cases.py" "$T" >"$T/real.out" 2>&1 || { cat "$T/real.out"; exit 1; }
 rm -f "$T"/[a-g] "$T"/{same,pos,whole,sf}
-XCOPY_PRELOAD_LOG=$T/py.log pre python3 "$T/cases.py" "$T" >"$T/pre.out" 2>&1
+XCOPY_PRELOAD_MIN=0 XCOPY_PRELOAD_LOG=$T/py.log pre python3 "$T/cases.py" "$T" >"$T/pre.out" 2>&1
 check "the same results, errno and positions as the real calls ($(wc -l <"$T/real.out") cases)" \
 	diff -u "$T/real.out" "$T/pre.out"
 check "the copy of the whole file is identical" grep -qx "whole $((3 * 1048576 + 777)) True" "$T/pre.out"
@@ -95,6 +95,12 @@ check "libxcopy's refusal goes to the real call" grep -q "libxcopy failed (Inval
 check "the taken call says why it fell back" grep -q "fell back for .*: not-scsi: " "$T/py.log"
 check "a summary at exit (log file)" grep -q "total: 2 calls taken" "$T/py.log"
 
+# the default XCOPY_PRELOAD_MIN (1 MiB): the small copies go straight to the real call
+rm -f "$T"/[a-g] "$T"/{same,pos,whole,sf}
+XCOPY_PRELOAD_LOG=$T/py-min.log pre python3 "$T/cases.py" "$T" >"$T/pre-min.out" 2>&1
+check "default minimum: the same results" diff -u "$T/real.out" "$T/pre-min.out"
+check "default minimum: copies under 1 MiB not taken, the 1 MiB chunks are" \
+	bash -c "! grep -q 'libxcopy failed' '$T/py-min.log' && grep -q 'bytes asked: 1048576 copied' '$T/py-min.log'"
 pre env XCOPY_PRELOAD_LOG=1 cp "$T/src" "$T/cp" 2>"$T/cp.err"
 check "cp: identical copy" cmp "$T/src" "$T/cp"
 check "cp: the library took cp's copy_file_range" grep -q "bytes asked: $((3 * 1048576 + 777)) copied" "$T/cp.err"
