@@ -513,6 +513,21 @@ test_abort(void)
 	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 1u << 20));
 }
 
+/* Tokens do not outlive their LU (nor the process: a random epoch in the identifier). */
+static void
+test_close(void)
+{
+	uint8_t tok[512], sense[96];
+
+	one_range(0, 8);
+	CHECK(populate(&g_a, 0x900, 0, tok));
+	g_handler->close(&g_a);
+	CHECK(g_handler->open(&g_a, false) == 0);
+	one_range(6000, 8);
+	CHECK(wut(&g_a, 0x901, tok, 0, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2304));
+}
+
 void
 test_odx(void)
 {
@@ -523,4 +538,5 @@ test_odx(void)
 	test_cross_lu();
 	test_zero_rart_limits();
 	test_abort();
+	test_close();
 }
