@@ -298,8 +298,14 @@ xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int rc;
 
-	xt_tok_note_write(lu, (uint64_t)off, len);   /* WRITE, WRITE SAME, COMPARE AND WRITE */
+	/*
+	 * WRITE, WRITE SAME, COMPARE AND WRITE cancel the change vulnerable
+	 * tokens they overlap: before (a WUT reading them now fails) and after
+	 * (a POPULATE TOKEN that ended meanwhile made a token of the old data).
+	 */
+	xt_tok_note_write(lu, (uint64_t)off, len);
 	rc = iov_io_full(lu->fd, iov, cnt, len, off, true);
+	xt_tok_note_write(lu, (uint64_t)off, len);
 
 	/*
 	 * WCE = 0 (write-through) promises the data is on the medium when the
@@ -335,14 +341,12 @@ xh_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 
 /* UNMAP: punch a hole (reads return zeros, as the core's LBPRZ=1 promises). */
 static int
-xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	static const uint8_t zeros[65536];
 	uint64_t done = 0;
 	size_t n;
 
-	xt_tok_note_write(lu, off, len);
 	if (fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 		      (off_t)len) == 0) {
 		return TCMU_STS_OK;
@@ -361,6 +365,18 @@ xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t 
 		done += n;
 	}
 	return TCMU_STS_OK;
+}
+
+static int
+xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int sts;
+
+	xt_tok_note_write(lu, off, len);   /* as xh_write: before and after */
+	sts = unmap_range(dev, lu, off, len);
+	xt_tok_note_write(lu, off, len);
+	return sts;
 }
 
 /* ------------------------------------------------------------------------ */

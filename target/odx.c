@@ -309,6 +309,7 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 		    fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 			      (off_t)len) == 0) {
 			res->bytes += len;
+			xt_tok_note_write(lu, off, len);
 			continue;
 		}
 		while (d < len) {
@@ -321,6 +322,7 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 			d += n;
 			res->bytes += n;
 		}
+		xt_tok_note_write(lu, off, len);
 	}
 	xcm_err_set(err, XCM_OK);
 	return XCM_OK;

@@ -55,6 +55,7 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 	unsigned int nb;
 	bool at_dst;
 	uint64_t done;
+	int rc;
 
 	while (dlen > 0 && p->i < p->tok->nranges) {
 		uint64_t avail = range_bytes(p->tok, p->i) - p->in;
@@ -71,8 +72,10 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		     nb++) {
 		}
 		xt_tok_note_write(self, doff, n);
-		if (xt_par_copy(p->from, soff, self, doff, n, job->bounce, nb, self->cfg.clone,
-				self->cfg.cfr, acct, &at_dst, &done) != 0) {
+		rc = xt_par_copy(p->from, soff, self, doff, n, job->bounce, nb, self->cfg.clone,
+				 self->cfg.cfr, acct, &at_dst, &done);
+		xt_tok_note_write(self, doff, n);   /* before and after, as xh_write */
+		if (rc != 0) {
 			*moved += done;
 			return XCM_E_CA_DEVICE_FAILURE;
 		}
