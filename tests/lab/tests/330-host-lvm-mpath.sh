@@ -7,9 +7,9 @@
 #   - a striped LV (2 stripes) -> a linear LV with --require-offload: the
 #     stripe chunks are mapped onto both LUs, all bytes offloaded, identical;
 #   - two tcm_loop targets export the same three LUs (two paths each, one
-#     VPD 83h NAA per LU); multipath-tools' `multipath` is asked how it would
-#     group them, and the multipath devices are made with dmsetup (the guest
-#     runs no udev, which multipathd needs); a copy from one multipath device
+#     VPD 83h NAA per LU); multipath-tools' `multipath` groups them by that
+#     identity and creates the maps (the guest runs no udevd: the paths get
+#     the udev database entries scsi_id would give them); a copy from one multipath device
 #     to a linear volume over the two others (two EXTENDED COPY commands) is
 #     slowed (delay fault) and the first path of every LU is taken offline
 #     while the first command runs: the second command fails on its path
@@ -40,6 +40,7 @@ cleanup() {
 	umount "$W/mnt" 2>/dev/null || true
 	lvm vgchange -an vg330 >/dev/null 2>&1 || true
 	dmsetup remove_all >/dev/null 2>&1 || true
+	rm -rf /run/udev/data /etc/multipath.conf /etc/multipath
 	echo off >"$XT_STATS_DIR/mc330.fault" 2>/dev/null || true
 }
 [ -d "$XT_STATS_DIR" ] || mkdir -p "$XT_STATS_DIR"
@@ -118,39 +119,57 @@ lab_check "paths: $c1 + $c2, $d1 + $d2, $e1 + $e2: one VPD 83h NAA per LU ($(wwi
 	test -n "$(wwid "$c1")" -a "$(wwid "$c1")" = "$(wwid "$c2")" -a \
 	"$(wwid "$d1")" = "$(wwid "$d2")" -a "$(wwid "$e1")" = "$(wwid "$e2")" -a \
 	"$(wwid "$c1")" != "$(wwid "$d1")"
-timeout 20 multipath -d -v3 >"$W/multipath.log" 2>&1 || true
-grep -av '^\s*$' "$W/multipath.log" | tail -8 | sed 's/^/    multipath -d -v3: /' || true
 devno() { cat "/sys/block/${1#/dev/}/dev"; }
-mkmp() {   # NAME SD1 SD2
-	local sectors=$(( $(blockdev --getsize64 "$2") / 512 ))
-	dmsetup create --noudevsync --noudevrules "$1" --table \
-		"0 $sectors multipath 0 0 1 1 round-robin 0 2 1 $(devno "$2") 1000 $(devno "$3") 1000"
-	dmsetup mknodes "$1" 2>/dev/null || true
-}
-mkmp mpc330 "$c1" "$c2"
-mkmp mpd330 "$d1" "$d2"
-mkmp mpe330 "$e1" "$e2"
+# The guest runs no udevd: give each path the udev database entry udev's
+# scsi_id would (ID_SERIAL = 3 + the VPD 83h NAA), so that multipath-tools
+# finds the paths, groups them by that identity and creates the maps itself.
+mkdir -p /run/udev/data
+for p in "$c1" "$c2" "$d1" "$d2" "$e1" "$e2"; do
+	w=$(wwid "$p")
+	printf 'I:1\nE:ID_SERIAL=3%s\nE:ID_WWN=0x%s\nE:DEVTYPE=disk\nE:ID_BUS=scsi\n' \
+		"${w#naa.}" "${w#naa.}" >"/run/udev/data/b$(devno "$p")"
+done
+printf 'defaults {\n\tfind_multipaths no\n\tuser_friendly_names no\n}\n' >/etc/multipath.conf
+timeout 60 multipath -v2 >"$W/multipath.log" 2>&1 || true
+grep -a 'addmap\|create:' "$W/multipath.log" | sed 's/^/    multipath -v2: /' || true
+dmsetup mknodes 2>/dev/null || true
+mpname() { local w; w=$(wwid "$1"); echo "3${w#naa.}"; }
+mpc=$(mpname "$c1") mpd=$(mpname "$d1") mpe=$(mpname "$e1")
+paths_of() { dmsetup table "$1" 2>/dev/null | grep -o ' [0-9]*:[0-9]*' | tr -d ' ' | tr '\n' ' '; }
+lab_check "multipath-tools grouped the paths by VPD 83h: $mpc = $(paths_of "$mpc"), $mpd = $(paths_of "$mpd"), $mpe = $(paths_of "$mpe")" \
+	test "$(paths_of "$mpc" | wc -w)" -eq 2 -a "$(paths_of "$mpd" | wc -w)" -eq 2 -a \
+	"$(paths_of "$mpe" | wc -w)" -eq 2 -a -b "/dev/mapper/$mpc"
 dmno() { dmsetup info -c --noheadings -o major,minor "$1" | tr -d ' '; }
-dmsetup create --noudevsync --noudevrules dst330 --table "0 32768 linear $(dmno mpd330) 0
-32768 32768 linear $(dmno mpe330) 0"
+dmsetup create --noudevsync --noudevrules dst330 --table "0 32768 linear $(dmno "$mpd") 0
+32768 32768 linear $(dmno "$mpe") 0"
 dmsetup mknodes dst330 2>/dev/null || true
-lab_check "multipath devices mpc330, mpd330, mpe330 ($(dmsetup table mpc330)), dst330 over mpd + mpe" \
-	test -b /dev/mapper/mpc330 -a -b /dev/mapper/mpe330 -a -b /dev/mapper/dst330
-echo delay:150 >"$XT_STATS_DIR/mc330.fault"
-"$XCP" --stats -v /dev/mapper/mpc330 /dev/mapper/dst330 >"$W/mp.stats" 2>"$W/mp.err" &
+lab_check "dst330: a linear volume over $mpd then $mpe" test -b /dev/mapper/dst330
+# the path each multipath handle uses first: the first one in its table
+first_sd() { local n; n=$(readlink -f "/sys/dev/block/$(paths_of "$1" | cut -d' ' -f1)"); echo "/dev/${n##*/}"; }
+other_sd() { local n; n=$(readlink -f "/sys/dev/block/$(paths_of "$1" | cut -d' ' -f2)"); echo "/dev/${n##*/}"; }
+dropped="$(first_sd "$mpc") $(first_sd "$mpd") $(first_sd "$mpe")"
+read2d=$(other_sd "$mpd") read2e=$(other_sd "$mpe")
+echo delay:250 >"$XT_STATS_DIR/mc330.fault"
+"$XCP" --stats -v "/dev/mapper/$mpc" /dev/mapper/dst330 >"$W/mp.stats" 2>"$W/mp.err" &
 pid=$!
+t0=$(date +%s%N)
 # the plugin takes the fault file when an EXTENDED COPY starts: the first command runs
 LAB_WAIT=60 lab_wait_for test ! -e "$XT_STATS_DIR/mc330.fault" || true
-sleep 0.3
+t1=$(date +%s%N)
+sleep 0.2
 running=no
 kill -0 "$pid" 2>/dev/null && running=yes
-for p in "$c1" "$d1" "$e1"; do echo offline >"/sys/block/${p#/dev/}/device/state"; done
+for p in $dropped; do echo offline >"/sys/block/${p#/dev/}/device/state"; done
+t2=$(date +%s%N)
+for p in $dropped; do echo "    $p: $(cat "/sys/block/${p#/dev/}/device/state")"; done
 rc=0
 wait "$pid" || rc=$?
+t3=$(date +%s%N)
+echo "    first command started $(((t1 - t0) / 1000000)) ms after xcp, paths offline at $(((t2 - t0) / 1000000)) ms, xcp done at $(((t3 - t0) / 1000000)) ms"
 echo off >"$XT_STATS_DIR/mc330.fault"
 sed 's/^/    /' "$W/mp.stats"
-grep -a 'multipath' "$W/mp.err" | sed 's/^/    /' || true
-lab_check "the copy was running when $c1, $d1 and $e1 went offline" test "$running" = yes
+sed 's/^/    /' "$W/mp.err"
+lab_check "the copy was running when $dropped went offline" test "$running" = yes
 lab_check "multipath copy with a path dropped: exit 0 (got $rc: $(tail -1 "$W/mp.err"))" \
 	test "$rc" -eq 0
 lab_check "multipath: an EXTENDED COPY failed on the dropped path and was resent on the next" \
@@ -158,8 +177,8 @@ lab_check "multipath: an EXTENDED COPY failed on the dropped path and was resent
 lab_check "multipath: all 32 MiB offloaded ($(stat_of "$W/mp.stats" 'bytes offloaded:')) in $(awk '/^xcopy commands:/ { print $3 }' "$W/mp.stats") commands" \
 	test "$(stat_of "$W/mp.stats" 'bytes offloaded:')" = $((32 * MB))
 lab_check "multipath: data identical (read through the second paths)" \
-	cmp <(cat <(dd if="$d2" bs=1M iflag=direct status=none) \
-		<(dd if="$e2" bs=1M iflag=direct status=none)) "$W/s/c.img"
+	cmp <(cat <(dd if="$read2d" bs=1M iflag=direct status=none) \
+		<(dd if="$read2e" bs=1M iflag=direct status=none)) "$W/s/c.img"
 cleanup
 rm -f "$W"/s/*.img
 lab_summary
