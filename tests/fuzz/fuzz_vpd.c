@@ -41,5 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (t.has_param_data && size < 4 + 32) {
 		die("Parameter Data from a page too short for it");
 	}
+	if (t.has_bdrl && size < 4 + 36) {
+		die("Block Device ROD Token Limits from a page too short for it");
+	}
 	return 0;
 }
