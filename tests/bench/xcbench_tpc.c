@@ -219,7 +219,7 @@ cmd_cfr(int argc, char **argv)
 static int
 cmd_sparse(char **argv, bool cmp)
 {
-	int a = cmp ? 7 : 3;   /* index of SPAN */
+	int a = cmp ? 6 : 3;   /* index of SPAN */
 	uint64_t span = num(argv[a]), n = num(argv[a + 1]), len = num(argv[a + 2]);
 	uint64_t stride = n > 0 ? span / n : 0, i, k, x;
 	uint64_t o1 = cmp ? num(argv[3]) : 0, o2 = cmp ? num(argv[5]) : 0;
@@ -297,7 +297,7 @@ xcbench_tpc(int argc, char **argv)
 	if (strcmp(argv[1], "sparse") == 0 && argc == 6) {
 		return cmd_sparse(argv, false);
 	}
-	if (strcmp(argv[1], "sparsecmp") == 0 && argc == 10) {
+	if (strcmp(argv[1], "sparsecmp") == 0 && argc == 9) {
 		return cmd_sparse(argv, true);
 	}
 	return xcbench_odx(argc, argv);   /* pt, wut, winpat (xcbench_odx.c) */
