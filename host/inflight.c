@@ -7,8 +7,8 @@
  *
  * Mechanism: one thread per command in flight, all on the same handles. A
  * transport says whether its exec may run in several threads at once (SG_IO:
- * yes, a pass-through object per call; one libiscsi context: no, so iSCSI
- * handles keep one command at a time).
+ * yes, a pass-through object per call; iSCSI: yes, a session per command in
+ * flight, since one libiscsi context is not thread-safe).
  */
 #include <errno.h>
 #include <pthread.h>

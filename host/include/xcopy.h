@@ -275,7 +275,8 @@ void xcopy_set_progress(xcopy_progress_fn fn, void *arg);
  * default: the XCOPY_INFLIGHT environment variable, else 1). Each copy uses
  * fewer when the target reports fewer concurrent copies (RECEIVE COPY
  * RESULTS OPERATING PARAMETERS, VPD 0x8F) or the transport carries one
- * command at a time (iscsi:// handles). Process-wide.
+ * command at a time (iscsi:// handles log in a session per command in
+ * flight). Process-wide.
  */
 void xcopy_set_inflight(unsigned n);
 

@@ -170,4 +170,18 @@ lab_check "xcp -j 8: the plugin ran several at once (inflight_max $jobs0 -> $(xt
 	test "$(xt_stat x0 inflight_max)" -ge 2
 lab_check "xcp -j 8: identical on the medium" cmp -i 0:$((640 << 20)) -n $((64 << 20)) "$img" "$img"
 step "in flight done"
+
+# 5. the same over iSCSI: one session per command in flight (own ISIDs)
+url=$(lab_iscsi_export "iqn.2003-01.org.linux-iscsi.lab:t370" "$x0")
+rc=0
+"$LAB_BUILD/host/xcp" -j 4 --stats --src-lba $((64 << 11)) --dst-lba $((704 << 11)) \
+	--blocks $((32 << 11)) "$url/0" "$url/0" >"$W/j4.stats" 2>"$W/j4.err" || rc=$?
+cat "$W/j4.stats"
+cmds=$(awk '/^xcopy commands:/ { print $3 }' "$W/j4.stats")
+off=$(awk '/^bytes offloaded:/ { print $3 }' "$W/j4.stats")
+lab_check "xcp -j 4 over iSCSI: exit $rc, $off bytes offloaded in $cmds (>= 4) commands $(head -c 200 "$W/j4.err")" \
+	test "$rc" -eq 0 -a "$off" = $((32 << 20)) -a "${cmds:-0}" -ge 4
+lab_check "xcp -j 4 over iSCSI: identical on the medium" \
+	cmp -i $((64 << 20)):$((704 << 20)) -n $((32 << 20)) "$img" "$img"
+step "iSCSI in flight done"
 lab_summary
