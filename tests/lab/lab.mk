@@ -6,7 +6,7 @@
 #   make lab-image   fetch/unpack the kernel and build the initramfs (cached)
 #   make lab-clean   remove $(BUILD)/lab and the kernel cache
 #
-# Knobs: LAB_TIMEOUT (s, whole run, default 1800: every lab test in one boot), LAB_TESTS (substrings of test
+# Knobs: LAB_TIMEOUT (s, whole run, default 1800: every lab test in one boot), LAB_MEM (3G), LAB_TESTS (substrings of test
 # names to select), LAB_RUN_OPTS (extra tests/lab/run options), LAB_CACHE,
 # LAB_HANDLER_PATH, LAB_REFERENCE_FULL=1 (also record the whole SCSI family
 # against LIO fileio: 1-3 min more; by default the committed copy is used).
@@ -22,11 +22,13 @@ LAB_TIMEOUT ?= 1800
 LAB_TESTS ?=
 LAB_RUN_OPTS ?=
 LAB_REFERENCE_FULL ?= 0
+# guest RAM: the tests' images live in the guest's /tmp (tmpfs, 80 % of it)
+LAB_MEM ?= 3G
 
 .PHONY: test-lab lab-image lab-clean
 
 test-lab: $(LAB_DEPS)
-	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --debian-handlers --no-lun \
+	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --mem $(LAB_MEM) --debian-handlers --no-lun \
 		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
 		-- $(LAB_MK_DIR)/run-tests $(LAB_TESTS)
 

@@ -49,12 +49,12 @@ same() { cmp -s <(tail -c +$(($2 * MB + 1)) "$1" | head -c $(($5 * MB))) \
 	<(tail -c +$(($4 * MB + 1)) "$3" | head -c $(($5 * MB))); }
 
 # --- 1. read latency on B during a long copy inside B ----------------------
-"$XCB" probe "$sdb" 64M "$LAT_MS" "$W/stop-idle" 3 "$W/lat-idle.txt"
+"$XCB" probe "$sdb" $((64 * MB)) "$LAT_MS" "$W/stop-idle" 3 "$W/lat-idle.txt"
 read -r n_idle p50_idle p99_idle _ <<<"$("$XCB" pct "$W/lat-idle.txt" 0 1e12)"
 # every backend read/write of the copy sleeps 250 ms: 16 MiB in 1 MiB pieces
 # ~ 8 s, mostly asleep (little CPU: a loaded host slows reads less)
 echo delay:250 >"$XT_STATS_DIR/qb.fault"
-"$XCB" probe "$sdb" 64M "$LAT_MS" "$W/stop" 120 "$W/lat-copy.txt" &
+"$XCB" probe "$sdb" $((64 * MB)) "$LAT_MS" "$W/stop" 120 "$W/lat-copy.txt" &
 ppid=$!
 sleep 0.5
 t0=$EPOCHREALTIME
