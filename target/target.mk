@@ -5,7 +5,8 @@
 # folder as --handler-path). Not linked with -z defs: tcmur_* come from the
 # daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
 
-TARGET_SRCS := $(sort $(wildcard $(TOP)/target/*.c))
+# rbd_*.c: the RBD store, built apart until it is wired in (target/rbd.mk)
+TARGET_SRCS := $(filter-out $(TOP)/target/rbd_%.c,$(sort $(wildcard $(TOP)/target/*.c)))
 TARGET_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(TARGET_SRCS))
 TARGET_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(TARGET_SRCS))
 HANDLER_DIR := $(BUILD)/target/handlers
@@ -80,3 +81,5 @@ install-target: $(HANDLER_SO)
 # The 1 GiB copy test (220) keeps a reflink XFS image on the guest's tmpfs,
 # which needs more than the default 2G.
 export LAB_MEM ?= 4G
+
+-include $(TOP)/target/rbd.mk

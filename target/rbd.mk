@@ -1,0 +1,39 @@
+# target/rbd_*.c + rados_copy.cc: the RBD store (issue #15), not yet part of
+# handler_xcopy.so (target.mk leaves rbd_* out of the plugin). Built into
+# $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
+# librbd's and librados' C++ headers are installed (librbd-dev,
+# libradospp-dev in configs/packages.list); skipped, and said so, otherwise.
+# rbd_cfg.c needs no Ceph library: the unit tests link it always.
+
+RBD_CFG_SAN_OBJ := $(BUILD)/san/target/rbd_cfg.o
+UT_SAN_OBJS += $(RBD_CFG_SAN_OBJ)
+
+RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
+ifneq ($(RBD_HAVE),)
+CXX ?= g++
+RBD_LIB := $(BUILD)/target/librbdstore.a
+RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_store.o rbd_copy.o rados_copy.o)
+RBD_LIBS := -lrbd -lrados -lstdc++
+XT_RBD_BIN := $(BUILD)/tests/xt-rbd
+CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \
+	-fPIC $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror)
+
+$(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP)
+	$(call msg,CXX,target/rados_copy.cc)
+	@mkdir -p $(@D)
+	$(Q)$(CXX) $(CXXFLAGS_RBD) -MMD -MP -c -o $@ $<
+
+$(RBD_LIB): $(RBD_OBJS)
+	$(call msg,AR,target/$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB)
+	$(call msg,LD,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RBD_LIBS) -lpthread
+
+ALL_TARGETS += $(RBD_LIB) $(XT_RBD_BIN)
+else
+$(info target/rbd.mk: librbd-dev/libradospp-dev missing: RBD store and xt-rbd not built (make deps))
+endif

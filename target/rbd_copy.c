@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Copy between RBD images: whole objects by RADOS copy-from when the safety
+ * rules hold (target/README.md, "RBD: when copy-from is safe"), the rest by
+ * librbd read + write in this process.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+
+#include "rados_copy.h"
+#include "rbd_store.h"
+#include "rbd_store_int.h"
+
+#define COPY_BATCH 32           /* objects per copy-from batch */
+#define COPY_INFLIGHT 8         /* copy-from operations at once */
+#define GW_CHUNK_MAX (4u << 20) /* read/write chunk of the fallback */
+#define TOUCH_LEN 512           /* object-map marker write */
+
+static void why_set(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+why_set(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (whylen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+}
+
+static const char *const unsafe_names[XT_RBD_UNSAFE_MAX] = {
+	[XT_RBD_SAFE] = "safe",
+	[XT_RBD_UNSAFE_DISABLED] = "copyfrom=never",
+	[XT_RBD_UNSAFE_CLUSTER] = "different clusters",
+	[XT_RBD_UNSAFE_ORDER] = "different object sizes",
+	[XT_RBD_UNSAFE_ALIGN] = "offsets not object-aligned alike",
+	[XT_RBD_UNSAFE_STRIPING] = "fancy striping",
+	[XT_RBD_UNSAFE_JOURNAL] = "destination journaling",
+	[XT_RBD_UNSAFE_PARENT] = "source is a clone",
+	[XT_RBD_UNSAFE_DST_SNAPS] = "destination has snapshots",
+	[XT_RBD_UNSAFE_LOCK] = "exclusive lock held elsewhere",
+	[XT_RBD_UNSAFE_WATCHERS] = "image open by another client",
+};
+
+const char *
+xt_rbd_unsafe_name(enum xt_rbd_unsafe u)
+{
+	return (unsigned)u < XT_RBD_UNSAFE_MAX ? unsafe_names[u] : "?";
+}
+
+/* Take the exclusive lock (explicit mode: librbd keeps it until close). */
+static int
+lock_own(struct xt_rbd *r)
+{
+	int owner = 0;
+
+	if (!(r->geom.features & RBD_FEATURE_EXCLUSIVE_LOCK)) {
+		return 0;
+	}
+	if (rbd_is_exclusive_lock_owner(r->image, &owner) == 0 && owner) {
+		return 0;
+	}
+	return rbd_lock_acquire(r->image, RBD_LOCK_MODE_EXCLUSIVE);
+}
+
+/* 1 when a client other than a and b watches image r (has it open). */
+static int
+foreign_watchers(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b)
+{
+	rbd_image_watcher_t w[16];
+	size_t n = 16, i;
+	int64_t ida = (int64_t)rados_get_instance_id(a->cluster);
+	int64_t idb = (int64_t)rados_get_instance_id(b->cluster);
+	int found = 0;
+
+	if (rbd_watchers_list(r->image, w, &n) < 0) {
+		return 1;       /* cannot tell: unsafe */
+	}
+	for (i = 0; i < n; i++) {
+		if (w[i].id != ida && w[i].id != idb) {
+			found = 1;
+		}
+	}
+	rbd_watchers_list_cleanup(w, n);
+	return found;
+}
+
+static int
+same_cluster(struct xt_rbd *a, struct xt_rbd *b)
+{
+	char fa[64], fb[64];
+
+	if (a->cluster == b->cluster) {
+		return 1;
+	}
+	return rados_cluster_fsid(a->cluster, fa, sizeof(fa)) >= 0 &&
+	       rados_cluster_fsid(b->cluster, fb, sizeof(fb)) >= 0 &&
+	       strcmp(fa, fb) == 0;
+}
+
+enum xt_rbd_unsafe
+xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
+{
+	const struct xt_rbd_geom *s = &src->geom, *d = &dst->geom;
+
+	if (!src->cfg.copy_from || !dst->cfg.copy_from) {
+		return XT_RBD_UNSAFE_DISABLED;
+	}
+	if (!same_cluster(src, dst)) {
+		return XT_RBD_UNSAFE_CLUSTER;
+	}
+	/* snapshots, parents and flags change while open: read them now */
+	if (xt_rbd_geom(src, &src->geom) < 0 || xt_rbd_geom(dst, &dst->geom) < 0) {
+		return XT_RBD_UNSAFE_WATCHERS;
+	}
+	if (s->order != d->order) {
+		return XT_RBD_UNSAFE_ORDER;
+	}
+	if (s->stripe_unit != s->object_size || s->stripe_count != 1 ||
+	    d->stripe_unit != d->object_size || d->stripe_count != 1) {
+		return XT_RBD_UNSAFE_STRIPING;
+	}
+	if (d->features & RBD_FEATURE_JOURNALING) {
+		return XT_RBD_UNSAFE_JOURNAL;
+	}
+	if (s->has_parent) {
+		return XT_RBD_UNSAFE_PARENT;
+	}
+	if (d->snap_count > 0) {
+		return XT_RBD_UNSAFE_DST_SNAPS;
+	}
+	if (lock_own(src) < 0 || lock_own(dst) < 0) {
+		return XT_RBD_UNSAFE_LOCK;
+	}
+	if (foreign_watchers(src, src, dst) || foreign_watchers(dst, src, dst)) {
+		return XT_RBD_UNSAFE_WATCHERS;
+	}
+	return XT_RBD_SAFE;
+}
+
+/* ---- fallback: librbd read + write through this process ------------------ */
+
+static int
+gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
+	uint64_t len, int backward, struct xt_rbd_copy_stats *st, char *why,
+	size_t whylen)
+{
+	uint64_t chunk = src->geom.object_size, done = 0, n, at;
+	int64_t rc;
+	char *buf;
+
+	if (chunk == 0 || chunk > GW_CHUNK_MAX) {
+		chunk = GW_CHUNK_MAX;
+	}
+	buf = malloc(chunk);
+	if (buf == NULL) {
+		why_set(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	while (done < len) {
+		n = len - done < chunk ? len - done : chunk;
+		at = backward ? len - done - n : done;
+		rc = xt_rbd_read(src, soff + at, n, buf);
+		if (rc >= 0 && (uint64_t)rc != n) {
+			rc = -EIO;
+		}
+		if (rc >= 0) {
+			rc = xt_rbd_write(dst, doff + at, n, buf);
+		}
+		if (rc < 0) {
+			why_set(why, whylen, "%s at %" PRIu64 ": %s", "gateway copy",
+				soff + at, strerror((int)-rc));
+			free(buf);
+			return (int)rc;
+		}
+		st->gateway_bytes += n;
+		done += n;
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- copy-from of whole objects ------------------------------------------ */
+
+static void
+touch_done(void *arg, int64_t ret)
+{
+	int *rc = arg;
+
+	*rc = ret < 0 ? (int)ret : 0;
+}
+
+/*
+ * Object map: librbd skips reading an object the map says does not exist.
+ * A zero write through librbd marks each destination object as existing
+ * (and dirty for fast-diff) before copy-from replaces the whole object.
+ */
+static int
+touch_objects(struct xt_rbd *dst, uint64_t dobj, size_t n,
+	      struct xt_rbd_copy_stats *st)
+{
+	static const char zeros[TOUCH_LEN];
+	int rcs[COPY_BATCH];
+	size_t i;
+	int rc = 0;
+
+	if (!(dst->geom.features & RBD_FEATURE_OBJECT_MAP)) {
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		rcs[i] = 1;
+		rc = xt_rbd_aio_write(dst, (dobj + i) << dst->geom.order, TOUCH_LEN,
+				      zeros, touch_done, &rcs[i]);
+		if (rc < 0) {
+			rcs[i] = rc;
+			break;
+		}
+	}
+	/* the flush completes after every write issued before it */
+	if (xt_rbd_flush(dst) < 0 && rc == 0) {
+		rc = -EIO;
+	}
+	for (size_t j = 0; j < i && rc == 0; j++) {
+		if (rcs[j] != 0) {
+			rc = rcs[j] < 0 ? rcs[j] : -EIO;
+		}
+	}
+	if (rc == 0) {
+		st->touch_bytes += (uint64_t)n * TOUCH_LEN;
+	}
+	return rc;
+}
+
+/* One batch of n (<= COPY_BATCH) objects, sobj.. to dobj.. */
+static int
+copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
+	   size_t n, struct xt_rbd_copy_stats *st, char *why, size_t whylen)
+{
+	char names[2][COPY_BATCH][96];
+	struct xt_rados_copy_item it[COPY_BATCH];
+	uint64_t osz = dst->geom.object_size;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (xt_rbd_object_name(&src->geom, sobj + i, names[0][i], 96) < 0 ||
+		    xt_rbd_object_name(&dst->geom, dobj + i, names[1][i], 96) < 0) {
+			why_set(why, whylen, "object name too long");
+			return -ENAMETOOLONG;
+		}
+		it[i] = (struct xt_rados_copy_item){ names[0][i], names[1][i], 0 };
+	}
+	rc = touch_objects(dst, dobj, n, st);
+	if (rc < 0) {
+		why_set(why, whylen, "object-map marker write: %s", strerror(-rc));
+		return rc;
+	}
+	rc = xt_rados_copy_from(dst->data_io, src->data_io, it, n, COPY_INFLIGHT);
+	if (rc < 0) {
+		why_set(why, whylen, "copy-from: %s", strerror(-rc));
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		if (it[i].rc == -ENOENT) {
+			/* a hole in the source: the destination object reads zeros */
+			rc = xt_rbd_write_zeroes(dst, (dobj + i) * osz, osz);
+			st->hole_objects++;
+		} else {
+			rc = it[i].rc;
+			st->copyfrom_objects += rc == 0;
+			st->copyfrom_bytes += rc == 0 ? osz : 0;
+		}
+		if (rc < 0) {
+			why_set(why, whylen, "copy-from %s -> %s: %s", it[i].src_oid,
+				it[i].dst_oid, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int
+obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
+	 uint64_t nobj, int backward, struct xt_rbd_copy_stats *st, char *why,
+	 size_t whylen)
+{
+	uint64_t done = 0, n, at, lim = COPY_BATCH;
+	int rc;
+
+	/*
+	 * Within one image a batch's destination objects must not be source
+	 * objects of the same batch (its copies run at once, and the marker
+	 * writes precede them): at most as many objects as the distance.
+	 */
+	if (src->image == dst->image) {
+		at = sobj > dobj ? sobj - dobj : dobj - sobj;
+		lim = at < lim ? at : lim;
+	}
+	/* what this process wrote through librbd is in RADOS before copy-from */
+	if ((rc = xt_rbd_flush(src)) < 0 || (rc = xt_rbd_flush(dst)) < 0) {
+		why_set(why, whylen, "flush before copy-from: %s", strerror(-rc));
+		return rc;
+	}
+	while (done < nobj) {
+		n = nobj - done < lim ? nobj - done : lim;
+		at = backward ? nobj - done - n : done;
+		rc = copy_batch(src, sobj + at, dst, dobj + at, (size_t)n, st, why, whylen);
+		if (rc < 0) {
+			return rc;
+		}
+		done += n;
+	}
+	rbd_invalidate_cache(dst->image);
+	return 0;
+}
+
+static int
+range_ok(const struct xt_rbd *r, uint64_t off, uint64_t len, const char *what,
+	 char *why, size_t whylen)
+{
+	if (off > r->geom.size || len > r->geom.size - off) {
+		why_set(why, whylen, "%s range %" PRIu64 "+%" PRIu64 " past the image end "
+			"(%" PRIu64 ")", what, off, len, r->geom.size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+xt_rbd_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
+	    uint64_t len, struct xt_rbd_copy_stats *st, char *why, size_t whylen)
+{
+	enum xt_rbd_unsafe u;
+	uint64_t osz = src->geom.object_size, head = len, mid = 0, tail = 0;
+	int back, rc;
+
+	why_set(why, whylen, "%s", "");
+	if ((rc = range_ok(src, soff, len, "source", why, whylen)) < 0 ||
+	    (rc = range_ok(dst, doff, len, "destination", why, whylen)) < 0) {
+		return rc;
+	}
+	if (len == 0 || (src->image == dst->image && soff == doff)) {
+		return 0;
+	}
+	/* overlapping ranges of one image: copy from the end when moving up */
+	back = src->image == dst->image && doff > soff && doff < soff + len;
+	u = xt_rbd_copy_check(src, dst);
+	if (u == XT_RBD_SAFE && soff % osz != doff % osz) {
+		u = XT_RBD_UNSAFE_ALIGN;
+	}
+	if (u == XT_RBD_SAFE) {
+		head = (osz - soff % osz) % osz;
+		head = head < len ? head : len;
+		mid = (len - head) / osz * osz;
+		tail = len - head - mid;
+	} else {
+		st->fallbacks++;
+		st->last_unsafe = u;
+	}
+	if (back && tail > 0 &&
+	    (rc = gw_copy(src, soff + head + mid, dst, doff + head + mid, tail, 1, st,
+			  why, whylen)) < 0) {
+		return rc;
+	}
+	if (!back && head > 0 &&
+	    (rc = gw_copy(src, soff, dst, doff, head, 0, st, why, whylen)) < 0) {
+		return rc;
+	}
+	if (mid > 0 && (rc = obj_copy(src, (soff + head) / osz, dst, (doff + head) / osz,
+				      mid / osz, back, st, why, whylen)) < 0) {
+		return rc;
+	}
+	if (back && head > 0) {
+		return gw_copy(src, soff, dst, doff, head, 1, st, why, whylen);
+	}
+	if (!back && tail > 0) {
+		return gw_copy(src, soff + head + mid, dst, doff + head + mid, tail, 0,
+			       st, why, whylen);
+	}
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * RBD store: a LU's data on a Ceph RBD image (librbd aio for I/O, RADOS
+ * copy-from for whole-object copies between images of one cluster).
+ *
+ * Not yet linked into handler_xcopy.so (target/README.md, "RBD — plan"):
+ * built into build/target/librbdstore.a for tests/tools/xt_rbd.c.
+ */
+#ifndef XT_RBD_STORE_H
+#define XT_RBD_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* cfgstring: xcopy/rbd/POOL/IMAGE[@CONF][?opt=val[&opt=val...]]  (rbd_cfg.c) */
+#define XT_RBD_NAME_MAX 128
+#define XT_RBD_PATH_MAX 256
+
+struct xt_rbd_cfg {
+	char pool[XT_RBD_NAME_MAX];
+	char image[XT_RBD_NAME_MAX];
+	char conf[XT_RBD_PATH_MAX];     /* "" = librados' default search */
+	char id[XT_RBD_NAME_MAX];       /* client id (id=), default "admin" */
+	uint32_t block_size;            /* bs=512|4096, default 512 */
+	int copy_from;                  /* copyfrom=auto (1) | never (0) */
+};
+
+/*
+ * Parse a full cfgstring ("xcopy/rbd/POOL/IMAGE..."). 0, or -EINVAL with a
+ * reason in why (NUL-terminated, truncated to whylen).
+ */
+int xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
+		     size_t whylen);
+
+struct xt_rbd;  /* an open image (rbd_store.c) */
+
+/*
+ * Connect to the cluster (conf, client id), open the pool and the image.
+ * 0, or -errno with a reason in why naming what is missing (config file,
+ * monitor, pool, image, permission).
+ */
+int xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why,
+		size_t whylen);
+void xt_rbd_close(struct xt_rbd *r);
+
+/* What the image says about itself. */
+struct xt_rbd_geom {
+	uint64_t size;                  /* bytes */
+	uint32_t block_size;            /* the LU's logical block (cfg) */
+	uint32_t order;                 /* object size = 1 << order */
+	uint64_t object_size;
+	uint64_t features;              /* RBD_FEATURE_* */
+	uint64_t flags;                 /* RBD_FLAG_* (object map invalid...) */
+	uint64_t stripe_unit, stripe_count;
+	int64_t data_pool_id;           /* pool of the data objects */
+	int has_parent;                 /* a clone: holes read the parent */
+	int snap_count;
+	char prefix[64];                /* rbd_data.<id>: objects <prefix>.%016x */
+	char serial[64];                /* unit serial: the image id */
+};
+int xt_rbd_geom(struct xt_rbd *r, struct xt_rbd_geom *g);
+
+/*
+ * Asynchronous I/O. cb runs on a librbd thread with the byte count (read,
+ * write) or 0, or -errno. The buffer must stay valid until then.
+ */
+typedef void (*xt_rbd_cb)(void *arg, int64_t ret);
+int xt_rbd_aio_read(struct xt_rbd *r, uint64_t off, size_t len, void *buf,
+		    xt_rbd_cb cb, void *arg);
+int xt_rbd_aio_write(struct xt_rbd *r, uint64_t off, size_t len, const void *buf,
+		     xt_rbd_cb cb, void *arg);
+int xt_rbd_aio_flush(struct xt_rbd *r, xt_rbd_cb cb, void *arg);
+int xt_rbd_aio_discard(struct xt_rbd *r, uint64_t off, uint64_t len,
+		       xt_rbd_cb cb, void *arg);
+int xt_rbd_aio_write_zeroes(struct xt_rbd *r, uint64_t off, uint64_t len,
+			    xt_rbd_cb cb, void *arg);
+/* Synchronous forms (wait for the aio): bytes / 0, or -errno. */
+int64_t xt_rbd_read(struct xt_rbd *r, uint64_t off, size_t len, void *buf);
+int64_t xt_rbd_write(struct xt_rbd *r, uint64_t off, size_t len, const void *buf);
+int xt_rbd_flush(struct xt_rbd *r);
+int xt_rbd_write_zeroes(struct xt_rbd *r, uint64_t off, uint64_t len);
+
+/* Name of object number objno of the image: "<prefix>.%016llx". */
+int xt_rbd_object_name(const struct xt_rbd_geom *g, uint64_t objno, char *buf,
+		       size_t len);
+
+/* Why an object could not be copied by copy-from (rbd_copy.c). */
+enum xt_rbd_unsafe {
+	XT_RBD_SAFE = 0,
+	XT_RBD_UNSAFE_DISABLED,         /* copyfrom=never */
+	XT_RBD_UNSAFE_CLUSTER,          /* images of two different clusters */
+	XT_RBD_UNSAFE_ORDER,            /* different object sizes */
+	XT_RBD_UNSAFE_ALIGN,            /* offsets not on object boundaries */
+	XT_RBD_UNSAFE_STRIPING,         /* stripe unit != object size */
+	XT_RBD_UNSAFE_JOURNAL,          /* journaling: writes must be journaled */
+	XT_RBD_UNSAFE_PARENT,           /* a clone: a missing object is the parent's */
+	XT_RBD_UNSAFE_DST_SNAPS,        /* destination has snapshots */
+	XT_RBD_UNSAFE_LOCK,             /* exclusive lock not ours */
+	XT_RBD_UNSAFE_WATCHERS,         /* another client has the image open */
+	XT_RBD_UNSAFE_MAX
+};
+const char *xt_rbd_unsafe_name(enum xt_rbd_unsafe u);
+
+/* Counters of one copy call (added to, never reset by the copy). */
+struct xt_rbd_copy_stats {
+	uint64_t copyfrom_bytes;        /* whole objects moved by RADOS copy-from */
+	uint64_t copyfrom_objects;
+	uint64_t hole_objects;          /* source object absent: destination zeroed */
+	uint64_t gateway_bytes;         /* read + written by this process */
+	uint64_t touch_bytes;           /* object-map marker writes (zeros) */
+	uint64_t fallbacks;             /* calls that fell back to read/write */
+	enum xt_rbd_unsafe last_unsafe; /* reason of the last fallback */
+};
+
+/*
+ * Copy len bytes at src_off of src to dst_off of dst. The object-aligned
+ * middle goes by RADOS copy-from when xt_rbd_copy_check() finds it safe; the
+ * head, tail and anything unsafe by librbd read + write in this process
+ * (chunks of one object, in the direction that is correct for overlapping
+ * ranges of one image). 0, or -errno with a reason in why.
+ */
+int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
+		uint64_t dst_off, uint64_t len, struct xt_rbd_copy_stats *st,
+		char *why, size_t whylen);
+/* The safety rules for copy-from between the two images (target/README.md). */
+enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Internals shared by rbd_store.c and rbd_copy.c. */
+#ifndef XT_RBD_STORE_INT_H
+#define XT_RBD_STORE_INT_H
+
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+
+#include "rbd_store.h"
+
+struct xt_rbd {
+	struct xt_rbd_cfg cfg;
+	rados_t cluster;
+	rados_ioctx_t io;               /* the image's pool (librbd) */
+	rados_ioctx_t data_io;          /* the data objects' pool (copy-from) */
+	rbd_image_t image;
+	struct xt_rbd_geom geom;        /* at open */
+};
+
+#endif

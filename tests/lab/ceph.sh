@@ -1,0 +1,147 @@
+#!/bin/bash
+# tests/lab/ceph.sh: a single-node Ceph cluster for the lab (Debian's
+# ceph-mon + ceph-osd, no ceph-mgr), loopback only.
+#
+#   tests/lab/ceph.sh start [DIR]   boot one monitor + one OSD, create pool
+#                                   $CEPH_POOL (default "rbd"), print the
+#                                   boot-to-ready time; conf is DIR/ceph.conf
+#   tests/lab/ceph.sh stop [DIR]    stop both daemons, remove DIR
+#   . tests/lab/ceph.sh             (sourced) defines ceph_start / ceph_stop
+#
+# Choices (issue #15, item 4):
+# - OSD objectstore: memstore. It keeps objects in the OSD's RAM and has no
+#   on-disk format, so `ceph-osd --mkfs` takes well under a second, where
+#   bluestore's mkfs on a loop file writes its metadata and RocksDB and takes
+#   tens of seconds under TCG (and needs osd_memory_target >= ~900 MiB). The
+#   data lives in guest RAM either way (the guest's /tmp is RAM), so memstore
+#   costs no more memory than a bluestore file would. memstore_device_bytes
+#   (CEPH_MEM, default 512 MiB) is the capacity the OSD reports.
+# - Authentication: none (auth_{cluster,service,client}_required = none). The
+#   cluster listens on 127.0.0.1 only, inside a throw-away VM; cephx would add
+#   key generation and distribution to every client without testing anything
+#   of ours. librados clients need no keyring (`keyring = /dev/null`).
+# - No ceph-mgr: pools, images and RADOS I/O do not need it (only PG
+#   statistics and `ceph -s` health do). Readiness is therefore probed with a
+#   real RADOS write (`rados put`) instead of `ceph pg stat`.
+# - Pool size 1 (one OSD), crush failure domain "osd".
+#
+# Environment: CEPH_DIR (default /tmp/ceph), CEPH_POOL (rbd), CEPH_MEM (512M),
+# CEPH_TIMEOUT (s, default 120) bounds the wait for readiness.
+
+ceph__dir() { echo "${1:-${CEPH_DIR:-/tmp/ceph}}"; }
+
+ceph__conf() {
+	local d=$1 fsid=$2
+	cat <<EOF
+[global]
+fsid = $fsid
+mon host = v2:127.0.0.1:3300
+mon initial members = a
+public network = 127.0.0.0/8
+ms bind ipv4 = true
+ms bind ipv6 = false
+auth cluster required = none
+auth service required = none
+auth client required = none
+keyring = /dev/null
+run dir = $d/run
+admin socket = $d/run/\$name.asok
+log file = $d/log/\$name.log
+pid file = $d/run/\$name.pid
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg autoscale mode = off
+osd crush chooseleaf type = 0
+mon allow pool size one = true
+mon allow pool delete = true
+mon warn on pool no redundancy = false
+mon data avail warn = 1
+mon data avail crit = 1
+[mon]
+mon data = $d/mon.\$id
+[osd]
+osd data = $d/osd.\$id
+osd objectstore = memstore
+memstore device bytes = $(lab_size_bytes_ "${CEPH_MEM:-512M}")
+osd memory target = 268435456
+osd op num shards = 1
+osd op num threads per shard = 2
+osd max write size = 256
+osd journal size = 0
+EOF
+}
+
+lab_size_bytes_() {
+	local s=$1
+	case "$s" in
+	*[mM]) echo $((${s%?} * 1024 * 1024)) ;;
+	*[gG]) echo $((${s%?} * 1024 * 1024 * 1024)) ;;
+	*) echo $((s)) ;;
+	esac
+}
+
+# ceph_start [DIR]: prints "ceph: cluster ready in N s" on stderr; exports
+# CEPH_CONF (librados/librbd and the CLIs read it).
+ceph_start() {
+	local d t0 fsid osd_uuid i secs
+	d=$(ceph__dir "${1:-}")
+	t0=$(date +%s.%N)
+	mkdir -p "$d/run" "$d/log" "$d/mon.a" "$d/osd.0"
+	read -r fsid </proc/sys/kernel/random/uuid
+	read -r osd_uuid </proc/sys/kernel/random/uuid
+	ceph__conf "$d" "$fsid" >"$d/ceph.conf"
+	export CEPH_CONF=$d/ceph.conf
+	monmaptool --create --clobber --fsid "$fsid" --addv a '[v2:127.0.0.1:3300]' \
+		"$d/monmap" >/dev/null || return 1
+	ceph-mon --mkfs -i a --monmap "$d/monmap" -c "$CEPH_CONF" || return 1
+	ceph-mon -i a -c "$CEPH_CONF" || return 1
+	# the OSD's id is allocated by the monitor (osd new), then the store made
+	ceph -c "$CEPH_CONF" --connect-timeout 30 osd new "$osd_uuid" >/dev/null || return 1
+	ceph-osd -i 0 -c "$CEPH_CONF" --mkfs --osd-uuid "$osd_uuid" 2>"$d/log/osd-mkfs.err" ||
+		{ cat "$d/log/osd-mkfs.err" >&2; return 1; }
+	ceph-osd -i 0 -c "$CEPH_CONF" || return 1
+	ceph -c "$CEPH_CONF" osd pool create "${CEPH_POOL:-rbd}" 8 8 >/dev/null 2>&1 || return 1
+	ceph -c "$CEPH_CONF" osd pool application enable "${CEPH_POOL:-rbd}" rbd >/dev/null 2>&1 || return 1
+	# ready = a RADOS write to the pool succeeds (its PGs are active on osd.0)
+	for ((i = 0; i < ${CEPH_TIMEOUT:-120}; i++)); do
+		if printf ready | timeout 5 rados -c "$CEPH_CONF" -p "${CEPH_POOL:-rbd}" put .ready - 2>/dev/null; then
+			secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+			printf 'ceph: cluster ready in %s s (1 mon, 1 memstore osd, pool %s)\n' \
+				"$secs" "${CEPH_POOL:-rbd}" >&2
+			return 0
+		fi
+		sleep 1
+	done
+	echo "ceph: not ready after ${CEPH_TIMEOUT:-120} s; logs in $d/log" >&2
+	tail -n 20 "$d"/log/*.log >&2 || true
+	return 1
+}
+
+# ceph_stop [DIR]: SIGTERM the two daemons (their pid files), wait up to 10 s,
+# SIGKILL what is left, remove DIR (memstore data goes with the OSD).
+ceph_stop() {
+	local d p pids=() i
+	d=$(ceph__dir "${1:-}")
+	for p in "$d"/run/*.pid; do
+		[ -e "$p" ] || continue
+		read -r i <"$p" && [ -n "$i" ] && pids+=("$i")
+	done
+	[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		local alive=0
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$d"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -euo pipefail
+	case "${1:-}" in
+	start) ceph_start "${2:-}" ;;
+	stop) ceph_stop "${2:-}" ;;
+	*) echo "usage: $0 start|stop [DIR]" >&2; exit 2 ;;
+	esac
+fi
