@@ -17,12 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <linux/falloc.h>
@@ -33,291 +31,6 @@
 /* Linux 6.17: allocate written, zeroed blocks (headers may predate it) */
 #define FALLOC_FL_WRITE_ZEROES 0x80
 #endif
-
-enum {
-	CACHE_SLOTS = 8,
-	COPY_BUF = 1 << 20,
-};
-
-/* ------------------------------------------------------------------------ */
-/* Device cache: one handle per file-system device, discovery done once     */
-/* ------------------------------------------------------------------------ */
-
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	dev_t fsdev;           /* the file system's device: a disk or a partition */
-	struct xcopy_dev *dev;
-	int err;               /* open failed: remember, do not retry per call */
-} g_cache[CACHE_SLOTS];
-static size_t g_ncache;
-
-void
-xcopy_cache_flush(void)
-{
-	size_t i;
-
-	pthread_mutex_lock(&g_lock);
-	for (i = 0; i < g_ncache; i++) {
-		xcopy_dev_close(g_cache[i].dev);
-	}
-	g_ncache = 0;
-	pthread_mutex_unlock(&g_lock);
-}
-
-/*
- * A device-mapper volume under a file system (LVM, multipath): its handle
- * maps the volume's blocks onto the LUs underneath (dm.c); FIEMAP's
- * addresses are the volume's own, so no partition offset. -ENODEV when the
- * volume is not a plain remap of SCSI disks (the reason was logged).
- */
-static int
-dm_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
-{
-	char path[96];
-	struct stat st;
-	int rc;
-
-	snprintf(path, sizeof(path), "/dev/%s", blk->name);
-	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != fsdev) {
-		return -ENODEV;
-	}
-	rc = xch_open_blockdev(path, fsdev, out);
-	if (rc == 0 && (*out)->dm == NULL) {
-		xcopy_dev_close(*out);
-		*out = NULL;
-		rc = -ENODEV;
-	}
-	return rc;
-}
-
-/* A cached volume whose table changed since it was opened is opened again. */
-static void
-cache_drop_stale(dev_t fsdev)
-{
-	size_t i;
-
-	for (i = 0; i < g_ncache; i++) {
-		if (g_cache[i].fsdev == fsdev && g_cache[i].dev != NULL &&
-		    g_cache[i].dev->dm != NULL && !xch_dm_tables_same(g_cache[i].dev)) {
-			XCH_INFO("%s: device-mapper table changed: mapping it again",
-				 g_cache[i].dev->name);
-			xcopy_dev_close(g_cache[i].dev);
-			g_cache[i] = g_cache[--g_ncache];
-			return;
-		}
-	}
-}
-
-/*
- * The handle for the SCSI disk under st_dev, addressing only the file
- * system's own blocks (its partition window), and the partition's byte
- * offset on the disk; or the handle of the device-mapper volume under it.
- */
-static int
-dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
-{
-	const struct xch_transport_ops *ops;
-	struct xch_blk blk;
-	char path[96];
-	void *ctx;
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	rc = xch_sysfs_resolve("/sys", major(fsdev), minor(fsdev), &blk);
-	if (rc != 0) {
-		return rc;
-	}
-	if (!blk.is_scsi && !blk.is_dm) {
-		return -ENODEV;
-	}
-	*part_off = blk.is_dm ? 0 : blk.start * 512;
-	if (blk.is_dm) {
-		cache_drop_stale(fsdev);
-	}
-	for (i = 0; i < g_ncache; i++) {
-		if (g_cache[i].fsdev == fsdev) {
-			*out = g_cache[i].dev;
-			return g_cache[i].err;
-		}
-	}
-	if (blk.is_dm) {
-		rc = dm_for_file(&blk, fsdev, out);
-	} else {
-		snprintf(path, sizeof(path), "/dev/%s", blk.disk);
-		rc = xch_sg_open(path, &ops, &ctx);
-		if (rc == 0) {
-			rc = xch_dev_attach(ops, ctx, path, blk.is_partition ? blk.start : 0,
-					    blk.is_partition ? blk.size : 0, out);
-		}
-	}
-	if (g_ncache < CACHE_SLOTS) {
-		g_cache[g_ncache].fsdev = fsdev;
-		g_cache[g_ncache].dev = *out;
-		g_cache[g_ncache].err = rc;
-		g_ncache++;
-	} else if (rc == 0) {
-		/* cache full: the caller closes it (flagged by cache_fd == -2) */
-		(*out)->cache_fd = -2;
-	}
-	return rc;
-}
-
-void
-xch_file_cache_lock(void)
-{
-	pthread_mutex_lock(&g_lock);
-}
-
-void
-xch_file_cache_unlock(void)
-{
-	pthread_mutex_unlock(&g_lock);
-}
-
-int
-xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close)
-{
-	int rc = dev_for_file(fsdev, out, part_off);
-
-	*must_close = rc == 0 && (*out)->cache_fd == -2;
-	return rc;
-}
-
-enum xcopy_fallback_reason
-xch_file_dev_reason(int rc)
-{
-	return rc == -EACCES || rc == -EPERM ? XCOPY_FB_PERMISSION
-	       : rc == -EINVAL ? XCOPY_FB_UNALIGNED
-	       : rc == -ENODEV || rc == -ENOENT ? XCOPY_FB_NOT_SCSI
-					       : XCOPY_FB_TRANSPORT;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Host-side copies                                                          */
-/* ------------------------------------------------------------------------ */
-
-static int
-rw_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len)
-{
-	size_t bufsz = len < COPY_BUF ? (size_t)len : COPY_BUF;
-	uint8_t *buf;
-	int rc = 0;
-
-	buf = malloc(bufsz ? bufsz : 1);
-	if (buf == NULL) {
-		return -ENOMEM;
-	}
-	while (len > 0) {
-		size_t want = len < bufsz ? (size_t)len : bufsz;
-		ssize_t r = pread(fd_in, buf, want, (off_t)so), w, off = 0;
-
-		if (r < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			rc = -errno;
-			break;
-		}
-		if (r == 0) {
-			rc = -EIO; /* source shrank under us */
-			break;
-		}
-		while (off < r) {
-			w = pwrite(fd_out, buf + off, (size_t)(r - off), (off_t)(dof + (uint64_t)off));
-			if (w < 0) {
-				if (errno == EINTR) {
-					continue;
-				}
-				rc = -errno;
-				goto out;
-			}
-			off += w;
-		}
-		so += (uint64_t)r;
-		dof += (uint64_t)r;
-		len -= (uint64_t)r;
-		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)r);
-	}
-out:
-	free(buf);
-	return rc;
-}
-
-/* copy_file_range first (may reflink or copy in the kernel), then read/write. */
-static int
-host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len, struct xcopy_stats *st)
-{
-	uint64_t left = len;
-
-	while (left > 0) {
-		loff_t a = (loff_t)so, b = (loff_t)dof;
-		ssize_t n = copy_file_range(fd_in, &a, fd_out, &b, (size_t)left, 0);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		so += (uint64_t)n;
-		dof += (uint64_t)n;
-		left -= (uint64_t)n;
-		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n);
-	}
-	if (left > 0) {
-		int rc = rw_copy(fd_in, so, fd_out, dof, left);
-		if (rc != 0) {
-			return rc;
-		}
-	}
-	if (st != NULL) {
-		st->bytes_fallback += len;
-	}
-	return 0;
-}
-
-/* Destination bytes that must read as zeros (source hole). */
-static int
-zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st)
-{
-	static const uint8_t zeros[4096];
-
-	if (fallocate(fd_out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0 ||
-	    fallocate(fd_out, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0) {
-		if (st != NULL) {
-			st->bytes_zeroed += len;
-		}
-		xch_stats_fallback(st, XCOPY_FB_HOLE, len);
-		xch_progress_add(XCOPY_METHOD_ZERO, len);
-		return 0;
-	}
-	if (flags & XCOPY_REQUIRE_OFFLOAD) {
-		return -EOPNOTSUPP;
-	}
-	while (len > 0) {
-		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
-		ssize_t w = pwrite(fd_out, zeros, n, (off_t)off);
-
-		if (w < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			return -errno;
-		}
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-		if (st != NULL) {
-			st->bytes_zeroed += (uint64_t)w;
-			st->bytes_fallback += (uint64_t)w;
-		}
-		xch_progress_add(XCOPY_METHOD_ZERO, (uint64_t)w);
-	}
-	xch_stats_fallback(st, XCOPY_FB_HOLE, 0);
-	return 0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* The deferred fallback list                                                */
@@ -464,83 +177,92 @@ all_fallback(struct job *j, uint64_t so, uint64_t dof, uint64_t len,
 		return xch_required_errno(why);
 	}
 	xch_stats_fallback(j->st, why, len);
-	return host_copy(j->fd_in, so, j->fd_out, dof, len, j->st);
+	return xch_host_copy(j->fd_in, so, j->fd_out, dof, len, j->st);
 }
 
-static int
-offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
-	     uint64_t len)
+/* The source's and destination's extents of [so, so+len) / [dof, dof+len). */
+struct maps {
+	struct xch_fext *se, *de;
+	size_t ns, nd;
+	struct xch_piece *pv;
+	size_t np;
+};
+
+static void
+maps_free(struct maps *m)
 {
-	struct xch_fext *se = NULL, *de = NULL, *se2 = NULL, *de2 = NULL;
-	struct xch_piece *pv = NULL;
-	struct xch_pair *pairs = NULL;
-	size_t ns = 0, nd = 0, ns2 = 0, nd2 = 0, np = 0, npairs = 0, i;
-	uint64_t bs = s->dev->caps.block_size;
-	bool alloc_failed = false, any;
+	free(m->se);
+	free(m->de);
+	free(m->pv);
+	memset(m, 0, sizeof(*m));
+}
+
+/* FIEMAP the destination again and pair it with the source's extents. */
+static int
+map_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t len)
+{
 	int rc;
 
-	j->bs = (uint32_t)bs;
-	if (s->part_off % bs != 0 || d->part_off % bs != 0) {
-		return all_fallback(j, so, dof, len, XCOPY_FB_UNALIGNED);
-	}
-	/* dirty data must be on the medium before the copy manager reads it */
-	if (fdatasync(j->fd_in) != 0 || fdatasync(j->fd_out) != 0) {
-		return -errno;
-	}
-	rc = xch_fiemap(j->fd_in, so, len, &se, &ns);
+	free(m->de);
+	free(m->pv);
+	m->de = NULL;
+	m->pv = NULL;
+	rc = xch_fiemap(j->fd_out, dof, len, &m->de, &m->nd);
 	if (rc == 0) {
-		rc = xch_fiemap(j->fd_out, dof, len, &de, &nd);
+		rc = xch_map_pieces(m->se, m->ns, m->de, m->nd, so, dof, len, j->bs, &m->pv,
+				    &m->np);
 	}
-	if (rc == -EOPNOTSUPP || rc == -ENOTTY) {
-		rc = all_fallback(j, so, dof, len, XCOPY_FB_EXTENT_FLAGS);
-		goto out;
-	}
-	if (rc == 0) {
-		rc = xch_map_pieces(se, ns, de, nd, so, dof, len, (uint32_t)bs, &pv, &np);
-	}
-	if (rc != 0) {
-		goto out;
-	}
-	/* pass 1: zero the destination under source holes, allocate the rest */
-	for (i = 0; i < np && rc == 0; i++) {
-		if (pv[i].kind == XCH_PIECE_HOLE) {
-			rc = zero_dst(j->fd_out, pv[i].dst_off, pv[i].len, j->flags, j->st);
+	return rc;
+}
+
+/*
+ * Pass 1: zero the destination under source holes, allocate the rest
+ * (*alloc_failed: WRITE_ZEROES unsupported), then map the destination again.
+ */
+static int
+prepare_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t len,
+	    bool *alloc_failed)
+{
+	bool any;
+	size_t i;
+	int rc = 0;
+
+	*alloc_failed = false;
+	for (i = 0; i < m->np && rc == 0; i++) {
+		if (m->pv[i].kind == XCH_PIECE_HOLE) {
+			rc = xch_zero_dst(j->fd_out, m->pv[i].dst_off, m->pv[i].len, j->flags, j->st);
 		}
 	}
 	if (rc == 0) {
-		rc = alloc_dst(j, pv, np, &any);
+		rc = alloc_dst(j, m->pv, m->np, &any);
 		if (rc == -EOPNOTSUPP) {
-			alloc_failed = true;
+			*alloc_failed = true;
 			rc = 0;
 		}
 	}
 	if (rc != 0) {
-		goto out;
+		return rc;
 	}
-	free(de);
-	free(pv);
-	de = NULL;
-	pv = NULL;
 	(void)fdatasync(j->fd_out);
-	rc = xch_fiemap(j->fd_out, dof, len, &de, &nd);
-	if (rc == 0) {
-		rc = xch_map_pieces(se, ns, de, nd, so, dof, len, (uint32_t)bs, &pv, &np);
-	}
-	if (rc != 0) {
-		goto out;
-	}
-	/* pass 2: offload pieces become pairs; the rest is queued */
-	pairs = calloc(np ? np : 1, sizeof(*pairs));
-	if (pairs == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < np && rc == 0; i++) {
-		const struct xch_piece *p = &pv[i];
+	return map_dst(j, m, so, dof, len);
+}
+
+/* Pass 2: offload pieces become pairs; the rest is queued. */
+static int
+build_pairs(struct job *j, const struct side *s, const struct side *d, const struct maps *m,
+	    bool alloc_failed, struct xch_pair *pairs, size_t *npairs)
+{
+	uint64_t bs = j->bs;
+	size_t i;
+	int rc = 0;
+
+	*npairs = 0;
+	for (i = 0; i < m->np && rc == 0; i++) {
+		const struct xch_piece *p = &m->pv[i];
 		enum xcopy_fallback_reason why = p->why;
 
 		if (p->kind == XCH_PIECE_OFFLOAD) {
-			struct xch_pair *q = &pairs[npairs++];
+			struct xch_pair *q = &pairs[(*npairs)++];
 
 			q->src_lba = (s->part_off + p->src_phys) / bs;
 			q->dst_lba = (d->part_off + p->dst_phys) / bs;
@@ -556,31 +278,28 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 			why = XCOPY_FB_ALLOC;
 		}
 		if (j->flags & XCOPY_REQUIRE_OFFLOAD) {
-			rc = xch_required_errno(why);
-			break;
+			return xch_required_errno(why);
 		}
 		xch_stats_fallback(j->st, why, p->len);
 		rc = defer(j, p->src_off, p->dst_off, p->len, why);
 	}
-	if (rc != 0) {
-		goto out;
-	}
-	/* no stale destination pages may be written back over the copy */
-	drop_cache(j->fd_out, dof, len);
-	rc = (s->dev->dm != NULL || d->dev->dm != NULL ? xch_dm_copy_pairs : xch_copy_pairs)(
-		s->dev, d->dev, pairs, npairs, j->flags, j->st, file_fallback, j);
-	if (rc != 0) {
-		goto out;
-	}
-	drop_cache(j->fd_out, dof, len);
+	return rc;
+}
 
-	/* pass 3: what moved while the copy manager worked is redone */
+/* Pass 3: what moved while the copy manager worked is redone. */
+static int
+recheck(struct job *j, const struct maps *m, uint64_t so, uint64_t dof, uint64_t len)
+{
+	struct xch_fext *se2 = NULL, *de2 = NULL;
+	size_t ns2 = 0, nd2 = 0, i;
+	int rc;
+
 	rc = xch_fiemap(j->fd_in, so, len, &se2, &ns2);
 	if (rc == 0) {
 		rc = xch_fiemap(j->fd_out, dof, len, &de2, &nd2);
 	}
-	for (i = 0; i < np && rc == 0; i++) {
-		const struct xch_piece *p = &pv[i];
+	for (i = 0; i < m->np && rc == 0; i++) {
+		const struct xch_piece *p = &m->pv[i];
 
 		if (p->kind != XCH_PIECE_OFFLOAD) {
 			continue;
@@ -597,13 +316,74 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 		xch_stats_fallback(j->st, XCOPY_FB_MAPPING_MOVED, p->len);
 		rc = defer(j, p->src_off, p->dst_off, p->len, XCOPY_FB_MAPPING_MOVED);
 	}
-out:
-	free(se);
-	free(de);
 	free(se2);
 	free(de2);
-	free(pv);
+	return rc;
+}
+
+/* The pairs to the copy manager, the destination's page cache dropped around. */
+static int
+offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *m,
+	      bool alloc_failed, uint64_t dof, uint64_t len)
+{
+	struct xch_pair *pairs;
+	size_t npairs = 0;
+	int rc;
+
+	pairs = calloc(m->np ? m->np : 1, sizeof(*pairs));
+	if (pairs == NULL) {
+		return -ENOMEM;
+	}
+	rc = build_pairs(j, s, d, m, alloc_failed, pairs, &npairs);
+	if (rc == 0) {
+		/* no stale destination pages may be written back over the copy */
+		drop_cache(j->fd_out, dof, len);
+		rc = (s->dev->dm != NULL || d->dev->dm != NULL ? xch_dm_copy_pairs
+							       : xch_copy_pairs)(
+			s->dev, d->dev, pairs, npairs, j->flags, j->st, file_fallback, j);
+	}
+	if (rc == 0) {
+		drop_cache(j->fd_out, dof, len);
+	}
 	free(pairs);
+	return rc;
+}
+
+static int
+offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
+	     uint64_t len)
+{
+	struct maps m = { 0 };
+	uint64_t bs = s->dev->caps.block_size;
+	bool alloc_failed = false;
+	int rc;
+
+	j->bs = (uint32_t)bs;
+	if (s->part_off % bs != 0 || d->part_off % bs != 0) {
+		return all_fallback(j, so, dof, len, XCOPY_FB_UNALIGNED);
+	}
+	/* dirty data must be on the medium before the copy manager reads it */
+	if (fdatasync(j->fd_in) != 0 || fdatasync(j->fd_out) != 0) {
+		return -errno;
+	}
+	rc = xch_fiemap(j->fd_in, so, len, &m.se, &m.ns);
+	if (rc == 0) {
+		rc = map_dst(j, &m, so, dof, len);
+	}
+	if (rc == -EOPNOTSUPP || rc == -ENOTTY) {
+		maps_free(&m);
+		return all_fallback(j, so, dof, len, XCOPY_FB_EXTENT_FLAGS);
+	}
+	if (rc == 0) {
+		rc = prepare_dst(j, &m, so, dof, len, &alloc_failed);
+	}
+	if (rc == 0) {
+		rc = offload_pairs(j, s, d, &m, alloc_failed, dof, len);
+	}
+	if (rc == 0) {
+		rc = recheck(j, &m, so, dof, len);
+	}
+	maps_free(&m);
 	return rc;
 }
 
@@ -648,16 +428,15 @@ copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t
 	if (j->flags & XCOPY_NO_OFFLOAD) {
 		return all_fallback(j, so, dof, len, XCOPY_FB_REQUESTED);
 	}
-	rc = dev_for_file(s->st.st_dev, &s->dev, &s->part_off);
+	rc = xch_file_dev(s->st.st_dev, &s->dev, &s->part_off, &s->close_dev);
 	if (rc == 0) {
-		rc = dev_for_file(d->st.st_dev, &d->dev, &d->part_off);
+		rc = xch_file_dev(d->st.st_dev, &d->dev, &d->part_off, &d->close_dev);
 	}
 	if (rc != 0) {
 		XCH_DBG("no SCSI device under the files (%d): host copy", rc);
 		return all_fallback(j, so, dof, len, xch_file_dev_reason(rc));
 	}
-	s->close_dev = s->dev->cache_fd == -2;
-	d->close_dev = d->dev->cache_fd == -2 && d->dev != s->dev;
+	d->close_dev = d->close_dev && d->dev != s->dev;
 	rc = offload_file(j, s, d, so, dof, len);
 	if (s->close_dev) {
 		xcopy_dev_close(s->dev);
@@ -668,94 +447,116 @@ copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t
 	return rc;
 }
 
+/*
+ * Validate the call like copy_file_range(2) and clip len to the source's
+ * end: 0 with *so, *dof, *len set, 1 when *so is at or past the source's
+ * end (nothing to copy), or -errno.
+ */
+static int
+check_call(struct side *s, struct side *d, int64_t *off_in, int64_t *off_out, unsigned flags,
+	   uint64_t *so, uint64_t *dof, size_t *len)
+{
+	int rc = flags_ok(flags);
+
+	if (rc != 0) {
+		return rc;
+	}
+	if (fstat(s->fd, &s->st) != 0 || fstat(d->fd, &d->st) != 0) {
+		return -errno;
+	}
+	if (!S_ISREG(s->st.st_mode) || !S_ISREG(d->st.st_mode)) {
+		return -EINVAL;
+	}
+	rc = get_pos(s->fd, off_in, so);
+	if (rc == 0) {
+		rc = get_pos(d->fd, off_out, dof);
+	}
+	if (rc != 0) {
+		return rc;
+	}
+	/* like copy_file_range(2): stop at the source's end */
+	if (*so >= (uint64_t)s->st.st_size) {
+		return 1;
+	}
+	if (*len > (uint64_t)s->st.st_size - *so) {
+		*len = (size_t)((uint64_t)s->st.st_size - *so);
+	}
+	if (*len > (size_t)SSIZE_MAX || *dof > (uint64_t)INT64_MAX - *len) {
+		return -EOVERFLOW;
+	}
+	if (s->st.st_dev == d->st.st_dev && s->st.st_ino == d->st.st_ino && *so < *dof + *len &&
+	    *dof < *so + *len) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The destination's size and mtime as copy_file_range(2) leaves them, on disk. */
+static int
+finish_dst(int fd_out, uint64_t end)
+{
+	/* writes below the file system do not touch mtime; copy_file_range would */
+	const struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_NOW } };
+	struct stat now;
+
+	/* holes at the end and WRITE_ZEROES may leave the size short */
+	if (fstat(fd_out, &now) == 0 && (uint64_t)now.st_size < end &&
+	    ftruncate(fd_out, (off_t)end) != 0) {
+		return -errno;
+	}
+	(void)futimens(fd_out, ts);
+	if (fdatasync(fd_out) != 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+static void
+advance(int fd, int64_t *off, size_t len)
+{
+	if (off != NULL) {
+		*off += (int64_t)len;
+	} else {
+		(void)lseek(fd, (off_t)len, SEEK_CUR);
+	}
+}
+
 ssize_t
 xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_t len,
 		 unsigned flags, struct xcopy_stats *stats)
 {
 	struct side s = { .fd = fd_in }, d = { .fd = fd_out };
 	struct job j;
-	uint64_t so = 0, dof = 0, end;
+	uint64_t so = 0, dof = 0;
 	size_t i;
 	int rc;
 
-	rc = flags_ok(flags);
+	rc = check_call(&s, &d, off_in, off_out, flags, &so, &dof, &len);
 	if (rc != 0) {
-		return rc;
+		return rc < 0 ? rc : 0;
 	}
-	if (fstat(fd_in, &s.st) != 0 || fstat(fd_out, &d.st) != 0) {
-		return -errno;
-	}
-	if (!S_ISREG(s.st.st_mode) || !S_ISREG(d.st.st_mode)) {
-		return -EINVAL;
-	}
-	rc = get_pos(fd_in, off_in, &so);
-	if (rc == 0) {
-		rc = get_pos(fd_out, off_out, &dof);
-	}
-	if (rc != 0) {
-		return rc;
-	}
-	/* like copy_file_range(2): stop at the source's end */
-	if (so >= (uint64_t)s.st.st_size) {
-		return 0;
-	}
-	if (len > (uint64_t)s.st.st_size - so) {
-		len = (size_t)((uint64_t)s.st.st_size - so);
-	}
-	if (len > (size_t)SSIZE_MAX || dof > (uint64_t)INT64_MAX - len) {
-		return -EOVERFLOW;
-	}
-	if (s.st.st_dev == d.st.st_dev && s.st.st_ino == d.st.st_ino && so < dof + len &&
-	    dof < so + len) {
-		return -EINVAL;
-	}
-
 	memset(&j, 0, sizeof(j));
 	j.fd_in = fd_in;
 	j.fd_out = fd_out;
 	j.flags = flags;
 	j.st = stats;
 	xch_progress_begin(len);
-	pthread_mutex_lock(&g_lock);
+	xch_file_cache_lock();
 	rc = copy_locked(&j, &s, &d, so, dof, len);
-	pthread_mutex_unlock(&g_lock);
+	xch_file_cache_unlock();
 	/* the queued ranges: after the offload and the cache drop */
 	for (i = 0; i < j.nfb && rc == 0; i++) {
-		rc = host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);
+		rc = xch_host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);
 	}
 	xch_progress_end();
 	free(j.fb);
 	if (rc == 0) {
-		struct stat now;
-
-		/* holes at the end and WRITE_ZEROES may leave the size short */
-		end = dof + len;
-		if (fstat(fd_out, &now) == 0 && (uint64_t)now.st_size < end &&
-		    ftruncate(fd_out, (off_t)end) != 0) {
-			rc = -errno;
-		}
-	}
-	if (rc == 0) {
-		/* writes below the file system do not touch mtime; copy_file_range would */
-		const struct timespec ts[2] = { { 0, UTIME_OMIT }, { 0, UTIME_NOW } };
-
-		(void)futimens(fd_out, ts);
-		if (fdatasync(fd_out) != 0) {
-			rc = -errno;
-		}
+		rc = finish_dst(fd_out, dof + len);
 	}
 	if (rc != 0) {
 		return rc;
 	}
-	if (off_in != NULL) {
-		*off_in += (int64_t)len;
-	} else {
-		(void)lseek(fd_in, (off_t)len, SEEK_CUR);
-	}
-	if (off_out != NULL) {
-		*off_out += (int64_t)len;
-	} else {
-		(void)lseek(fd_out, (off_t)len, SEEK_CUR);
-	}
+	advance(fd_in, off_in, len);
+	advance(fd_out, off_out, len);
 	return (ssize_t)len;
 }

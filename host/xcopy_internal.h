@@ -354,6 +354,15 @@ void xch_file_cache_unlock(void);
 int xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close);
 enum xcopy_fallback_reason xch_file_dev_reason(int rc);
 
+/*
+ * Host copies of xcopy_file_range() (file_host.c): copy_file_range(2) then
+ * pread/pwrite, counted as fallback bytes; destination bytes that must read
+ * as zeros (punched or zeroed; written zeros unless XCOPY_REQUIRE_OFFLOAD).
+ */
+int xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len,
+		  struct xcopy_stats *st);
+int xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st);
+
 /* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (explain.c). */
 int xch_kernel_at_least(const char *release, int major, int minor);
 
