@@ -90,27 +90,22 @@ exec_unlocked(struct run *r, struct xcopy_dev *dev, struct xch_cmd *c, bool lid_
 	return rc;
 }
 
-/* Build and send one command carrying segments [first, first + nseg) to dev. */
+/*
+ * Fill the list for segments [first, first + nseg): its list id (SPC-4
+ * 6.4.3.2: with SNLID the copy manager accepts LIST ID USAGE 11b, which
+ * keeps no state at all; otherwise 10b with an id nobody else of ours uses
+ * at the same time), its CSCD descriptors and its segments. 0, or -errno
+ * when a designator cannot be encoded (the list id is given back).
+ */
 static int
-send_cmd(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
-	 struct xch_verdict *v)
+fill_list(struct run *r, struct xcm_list *l, struct xcopy_dev *dev, uint32_t first,
+	  uint32_t nseg)
 {
-	struct run *r = wk->r;
-	struct xcm_list *l = wk->list;
 	uint32_t bs = r->src->caps.block_size;
-	uint8_t cdb[XCM_CDB16_LEN];
-	struct xcm_wbuf w;
-	struct xch_cmd c;
-	size_t plen;
 	uint32_t i;
 	int rc;
 
 	memset(l, 0, sizeof(*l));
-	/*
-	 * SPC-4 6.4.3.2: with SNLID the copy manager accepts LIST ID USAGE 11b,
-	 * which keeps no state at all; otherwise 10b with an id nobody else of
-	 * ours uses at the same time.
-	 */
 	if (dev->caps.snlid) {
 		l->list_id_usage = XCM_LIST_ID_NONE;
 		l->list_id = 0;
@@ -128,10 +123,7 @@ send_cmd(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg
 		if (!dev->caps.snlid) {
 			xch_list_id_put(dev, (uint8_t)l->list_id);
 		}
-		v->act = XCH_ACT_DISABLE;
-		v->reason = XCOPY_FB_NO_DESIGNATOR;
-		v->segs_done = 0;
-		return 0;
+		return rc;
 	}
 	l->nseg = nseg;
 	for (i = 0; i < nseg; i++) {
@@ -145,6 +137,28 @@ send_cmd(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg
 		s->count = sg->nblocks;
 		s->src_lba = p->src_lba + sg->skip;
 		s->dst_lba = p->dst_lba + sg->skip;
+	}
+	return 0;
+}
+
+/* Build and send one command carrying segments [first, first + nseg) to dev. */
+static int
+send_cmd(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
+	 struct xch_verdict *v)
+{
+	struct run *r = wk->r;
+	struct xcm_list *l = wk->list;
+	uint8_t cdb[XCM_CDB16_LEN];
+	struct xcm_wbuf w;
+	struct xch_cmd c;
+	size_t plen;
+	int rc;
+
+	if (fill_list(r, l, dev, first, nseg) != 0) {
+		v->act = XCH_ACT_DISABLE;
+		v->reason = XCOPY_FB_NO_DESIGNATOR;
+		v->segs_done = 0;
+		return 0;
 	}
 	w = xcm_wbuf_make(wk->plist, PLIST_CAP);
 	plen = xcm_list_encode(l, &w);
@@ -217,6 +231,59 @@ count_done(struct run *r, uint32_t first, uint32_t nseg)
 	}
 }
 
+static int run_cmd(struct worker *wk, uint32_t first, uint32_t nseg);
+
+/* The limits we were told are too large: one segment per command. */
+static int
+run_one_by_one(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_t nseg,
+	       enum xcopy_fallback_reason why)
+{
+	uint32_t i;
+	int rc;
+
+	if (nseg <= 1) {
+		return fallback_segs(wk->r, first, nseg, why);
+	}
+	dev->caps.max_seg = 1;
+	for (i = 0; i < nseg; i++) {
+		rc = run_cmd(wk, first + i, 1);
+		if (rc != 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Push refused: try pull (the command on the source LU) once. True with
+ * *dev the other LU; false when neither LU reaches the other (the rest of
+ * this call falls back for this pair of LUs; other pairs, other calls retry).
+ */
+static bool
+other_side(struct run *r, struct xcopy_dev **dev, enum xcopy_fallback_reason why)
+{
+	if (*dev == r->dst) {
+		r->dst_side_failed = true;
+	} else {
+		r->src_side_failed = true;
+	}
+	if (!(r->src_side_failed && r->dst_side_failed)) {
+		*dev = r->src_side_failed ? r->dst : r->src;
+		return true;
+	}
+	r->pair_why = why;
+	return false;
+}
+
+static void
+disable_dev(struct xcopy_dev *dev, enum xcopy_fallback_reason why)
+{
+	dev->disabled = true;
+	dev->disabled_why = why;
+	dev->caps.offload = false;
+	XCH_INFO("%s: offload disabled: %s", dev->name, xcopy_fallback_reason_name(why));
+}
+
 /* Run segments [first, first + nseg) as one command, then whatever is left. */
 static int
 run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
@@ -228,9 +295,8 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 
 	while (nseg > 0) {
 		if (dev->disabled || (r->src_side_failed && r->dst_side_failed)) {
-			enum xcopy_fallback_reason why =
-				dev->disabled ? dev->disabled_why : r->pair_why;
-			return fallback_segs(r, first, nseg, why);
+			return fallback_segs(r, first, nseg,
+					     dev->disabled ? dev->disabled_why : r->pair_why);
 		}
 		rc = send_cmd(wk, dev, first, nseg, &v);
 		if (rc != 0) {
@@ -248,58 +314,20 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 		if (v.segs_done > 0) {
 			retries = 0;   /* progress: a command cut at its time limit is resent */
 		}
-		switch (v.act) {
-		case XCH_ACT_RETRY:
-		case XCH_ACT_NEW_LIST_ID:
-			if (++retries <= MAX_RETRIES) {
-				continue;
-			}
-			return fallback_segs(r, first, nseg, v.reason);
-		case XCH_ACT_SHRINK:
-			if (nseg > 1) {
-				uint32_t i;
-
-				/* the limits we were told are too large: one segment per command */
-				dev->caps.max_seg = 1;
-				for (i = 0; i < nseg; i++) {
-					rc = run_cmd(wk, first + i, 1);
-					if (rc != 0) {
-						return rc;
-					}
-				}
-				return 0;
-			}
-			return fallback_segs(r, first, nseg, v.reason);
-		case XCH_ACT_OTHER_SIDE:
-			if (r->same_lu) {
-				return fallback_segs(r, first, nseg, v.reason);
-			}
-			/* push refused: try pull (the command on the source LU) once */
-			if (dev == r->dst) {
-				r->dst_side_failed = true;
-			} else {
-				r->src_side_failed = true;
-			}
-			if (!(r->src_side_failed && r->dst_side_failed)) {
-				dev = r->src_side_failed ? r->dst : r->src;
-				continue;
-			}
-			/*
-			 * Neither LU reaches the other: the rest of this call falls
-			 * back for this pair of LUs (other pairs, other calls retry).
-			 */
-			r->pair_why = v.reason;
-			return fallback_segs(r, first, nseg, v.reason);
-		case XCH_ACT_DISABLE:
-			dev->disabled = true;
-			dev->disabled_why = v.reason;
-			dev->caps.offload = false;
-			XCH_INFO("%s: offload disabled: %s", dev->name,
-				 xcopy_fallback_reason_name(v.reason));
-			return fallback_segs(r, first, nseg, v.reason);
-		default:
-			return fallback_segs(r, first, nseg, v.reason);
+		if ((v.act == XCH_ACT_RETRY || v.act == XCH_ACT_NEW_LIST_ID) &&
+		    ++retries <= MAX_RETRIES) {
+			continue;
 		}
+		if (v.act == XCH_ACT_SHRINK) {
+			return run_one_by_one(wk, dev, first, nseg, v.reason);
+		}
+		if (v.act == XCH_ACT_OTHER_SIDE && !r->same_lu && other_side(r, &dev, v.reason)) {
+			continue;
+		}
+		if (v.act == XCH_ACT_DISABLE) {
+			disable_dev(dev, v.reason);
+		}
+		return fallback_segs(r, first, nseg, v.reason);
 	}
 	return 0;
 }
@@ -448,126 +476,5 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	}
 	rc = run_workers(&r);
 	xch_plan_free(&r.plan);
-	return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* xcopy_dev_copy                                                            */
-/* ------------------------------------------------------------------------ */
-
-struct dev_fb {
-	struct xcopy_dev *src;
-	struct xcopy_dev *dst;
-	struct xcopy_stats *st;
-	uint8_t *buf;
-	uint32_t chunk;        /* blocks per READ/WRITE pair */
-};
-
-static int
-dev_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
-	     enum xcopy_fallback_reason why)
-{
-	struct dev_fb *f = arg;
-	uint64_t done = 0;
-	int rc;
-
-	while (done < nblocks) {
-		uint32_t n = nblocks - done < f->chunk ? (uint32_t)(nblocks - done) : f->chunk;
-
-		rc = xch_dev_read(f->src, p->src_lba + skip + done, n, f->buf, f->st);
-		if (rc == 0) {
-			rc = xch_dev_write(f->dst, p->dst_lba + skip + done, n, f->buf, f->st);
-		}
-		if (rc != 0) {
-			return rc;
-		}
-		if (f->st != NULL) {
-			f->st->bytes_fallback += (uint64_t)n * f->src->caps.block_size;
-		}
-		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n * f->src->caps.block_size);
-		done += n;
-	}
-	return 0;
-}
-
-int
-xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-	       uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
-{
-	struct xch_pair p;
-	struct dev_fb f;
-	uint64_t bs;
-	int rc;
-
-	if (src == NULL || dst == NULL ||
-	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
-	    (flags & XCOPY_REQUIRE_OFFLOAD && flags & XCOPY_NO_OFFLOAD)) {
-		return -EINVAL;
-	}
-	if (nblocks == 0) {
-		return 0;
-	}
-	if (src->caps.block_size != dst->caps.block_size) {
-		return -EINVAL;
-	}
-	/* LBA range checks in the subtraction form: no overflow */
-	if (src_lba >= src->caps.part_blocks || nblocks > src->caps.part_blocks - src_lba ||
-	    dst_lba >= dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
-		return -EINVAL;
-	}
-	/*
-	 * Dirty pages in a node's cache would be missed by the copy manager (source)
-	 * or written back over its work later (destination): flush both first.
-	 */
-	if ((src->host_fd >= 0 && fdatasync(src->host_fd) != 0) ||
-	    (dst->host_fd >= 0 && dst->host_fd != src->host_fd && fdatasync(dst->host_fd) != 0)) {
-		return -errno;
-	}
-	/* device-mapper volumes: cut at their pieces, copied between the devices under them */
-	if ((src->dm != NULL || dst->dm != NULL) && !src->host_only && !dst->host_only) {
-		if (xch_same_lu(src, dst) && src_lba < dst_lba + nblocks &&
-		    dst_lba < src_lba + nblocks) {
-			return -EINVAL;
-		}
-		xch_progress_begin(nblocks * src->caps.block_size);
-		rc = xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
-		xch_progress_end();
-		return rc;
-	}
-	p.src_lba = src->caps.part_start + src_lba;
-	p.dst_lba = dst->caps.part_start + dst_lba;
-	p.nblocks = nblocks;
-	p.src_off = 0;
-	p.dst_off = 0;
-	/* copy_file_range(2) refuses overlapping ranges of one file; so do we */
-	if (xch_same_lu(src, dst) && p.src_lba < p.dst_lba + nblocks &&
-	    p.dst_lba < p.src_lba + nblocks) {
-		return -EINVAL;
-	}
-	bs = src->caps.block_size;
-	f.src = src;
-	f.dst = dst;
-	f.st = st;
-	f.chunk = (uint32_t)((4u << 20) / bs);
-	if (f.chunk == 0) {
-		f.chunk = 1;
-	}
-	f.buf = malloc((size_t)f.chunk * bs);
-	if (f.buf == NULL) {
-		return -ENOMEM;
-	}
-	xch_progress_begin(nblocks * bs);
-	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, dev_fallback, &f);
-	xch_progress_end();
-	free(f.buf);
-	/* a host-only destination was written through its page cache */
-	if ((dst->host_only || dst->dm != NULL) && fdatasync(dst->host_fd) != 0 && rc == 0) {
-		rc = -errno;
-	}
-	/* the block device's page cache no longer matches the medium */
-	if (dst->cache_fd >= 0) {
-		(void)posix_fadvise(dst->cache_fd, (off_t)(p.dst_lba * bs), (off_t)(nblocks * bs),
-				    POSIX_FADV_DONTNEED);
-	}
 	return rc;
 }

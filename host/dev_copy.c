@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * xcopy_dev_copy(): an LBA range of one handle to another through the
+ * offload loop (copy.c), or the device-mapper copy (dm_copy.c); ranges the
+ * copy manager does not do are read and written by the host.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "xcopy_internal.h"
+
+struct dev_fb {
+	struct xcopy_dev *src;
+	struct xcopy_dev *dst;
+	struct xcopy_stats *st;
+	uint8_t *buf;
+	uint32_t chunk;        /* blocks per READ/WRITE pair */
+};
+
+static int
+dev_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
+	     enum xcopy_fallback_reason why)
+{
+	struct dev_fb *f = arg;
+	uint64_t done = 0;
+	int rc;
+
+	while (done < nblocks) {
+		uint32_t n = nblocks - done < f->chunk ? (uint32_t)(nblocks - done) : f->chunk;
+
+		rc = xch_dev_read(f->src, p->src_lba + skip + done, n, f->buf, f->st);
+		if (rc == 0) {
+			rc = xch_dev_write(f->dst, p->dst_lba + skip + done, n, f->buf, f->st);
+		}
+		if (rc != 0) {
+			return rc;
+		}
+		if (f->st != NULL) {
+			f->st->bytes_fallback += (uint64_t)n * f->src->caps.block_size;
+		}
+		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n * f->src->caps.block_size);
+		done += n;
+	}
+	return 0;
+}
+
+/* The arguments of xcopy_dev_copy(): 0 or -EINVAL. */
+static int
+dev_copy_check(const struct xcopy_dev *src, uint64_t src_lba, const struct xcopy_dev *dst,
+	       uint64_t dst_lba, uint64_t nblocks, unsigned flags)
+{
+	if (src == NULL || dst == NULL ||
+	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
+	    (flags & XCOPY_REQUIRE_OFFLOAD && flags & XCOPY_NO_OFFLOAD)) {
+		return -EINVAL;
+	}
+	if (nblocks == 0) {
+		return 0;
+	}
+	if (src->caps.block_size != dst->caps.block_size) {
+		return -EINVAL;
+	}
+	/* LBA range checks in the subtraction form: no overflow */
+	if (src_lba >= src->caps.part_blocks || nblocks > src->caps.part_blocks - src_lba ||
+	    dst_lba >= dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Device-mapper volumes: cut at their pieces, copied between the devices under them. */
+static int
+dev_copy_dm(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+	    uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
+{
+	int rc;
+
+	if (xch_same_lu(src, dst) && src_lba < dst_lba + nblocks && dst_lba < src_lba + nblocks) {
+		return -EINVAL;
+	}
+	xch_progress_begin(nblocks * src->caps.block_size);
+	rc = xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
+	xch_progress_end();
+	return rc;
+}
+
+/* One pair of absolute LBAs through the offload loop, the host's READ/WRITE behind it. */
+static int
+dev_copy_pair(const struct xch_pair *p, struct xcopy_dev *src, struct xcopy_dev *dst,
+	      unsigned flags, struct xcopy_stats *st)
+{
+	uint64_t bs = src->caps.block_size;
+	struct dev_fb f;
+	int rc;
+
+	f.src = src;
+	f.dst = dst;
+	f.st = st;
+	f.chunk = (uint32_t)((4u << 20) / bs);
+	if (f.chunk == 0) {
+		f.chunk = 1;
+	}
+	f.buf = malloc((size_t)f.chunk * bs);
+	if (f.buf == NULL) {
+		return -ENOMEM;
+	}
+	xch_progress_begin(p->nblocks * bs);
+	rc = xch_copy_pairs(src, dst, p, 1, flags, st, dev_fallback, &f);
+	xch_progress_end();
+	free(f.buf);
+	return rc;
+}
+
+int
+xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+	       uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
+{
+	struct xch_pair p;
+	uint64_t bs;
+	int rc;
+
+	rc = dev_copy_check(src, src_lba, dst, dst_lba, nblocks, flags);
+	if (rc != 0 || nblocks == 0) {
+		return rc;
+	}
+	/*
+	 * Dirty pages in a node's cache would be missed by the copy manager (source)
+	 * or written back over its work later (destination): flush both first.
+	 */
+	if ((src->host_fd >= 0 && fdatasync(src->host_fd) != 0) ||
+	    (dst->host_fd >= 0 && dst->host_fd != src->host_fd && fdatasync(dst->host_fd) != 0)) {
+		return -errno;
+	}
+	if ((src->dm != NULL || dst->dm != NULL) && !src->host_only && !dst->host_only) {
+		return dev_copy_dm(src, src_lba, dst, dst_lba, nblocks, flags, st);
+	}
+	p.src_lba = src->caps.part_start + src_lba;
+	p.dst_lba = dst->caps.part_start + dst_lba;
+	p.nblocks = nblocks;
+	p.src_off = 0;
+	p.dst_off = 0;
+	/* copy_file_range(2) refuses overlapping ranges of one file; so do we */
+	if (xch_same_lu(src, dst) && p.src_lba < p.dst_lba + nblocks &&
+	    p.dst_lba < p.src_lba + nblocks) {
+		return -EINVAL;
+	}
+	bs = src->caps.block_size;
+	rc = dev_copy_pair(&p, src, dst, flags, st);
+	/* a host-only destination was written through its page cache */
+	if ((dst->host_only || dst->dm != NULL) && fdatasync(dst->host_fd) != 0 && rc == 0) {
+		rc = -errno;
+	}
+	/* the block device's page cache no longer matches the medium */
+	if (dst->cache_fd >= 0) {
+		(void)posix_fadvise(dst->cache_fd, (off_t)(p.dst_lba * bs), (off_t)(nblocks * bs),
+				    POSIX_FADV_DONTNEED);
+	}
+	return rc;
+}
