@@ -82,6 +82,16 @@ struct xcopy_dev {
 };
 
 /*
+ * Discovery (discover.c) and its commands (dev.c): one data-in command with
+ * retries of transient conditions (*got = bytes received), a VPD page read
+ * whole (up to 4096 bytes; *out freed by the caller), the whole discovery.
+ */
+int xch_cmd_in(struct xcopy_dev *d, const uint8_t *cdb, uint8_t cdb_len, void *buf, size_t len,
+	       size_t *got);
+int xch_read_vpd(struct xcopy_dev *d, uint8_t page, uint8_t **out, size_t *got);
+int xch_discover(struct xcopy_dev *d);
+
+/*
  * Wrap an open transport into a handle and run discovery. Takes ownership of
  * ctx (closed through ops->close on failure too). part_start / part_blocks:
  * the window this handle addresses (0/0: the whole LU).
