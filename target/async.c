@@ -41,51 +41,10 @@
 
 static atomic_uint_fast64_t g_next_token = 1;
 
-static struct xcm_limits g_limits;
-static pthread_once_t g_limits_once = PTHREAD_ONCE_INIT;
-
-static void
-limits_init(void)
-{
-	g_limits = xcm_limits_default;
-	/* SPC-4 6.18.4: copies this copy manager runs at once (per LU: list ids are per LU) */
-	g_limits.total_concurrent = XT_MAX_JOBS;
-	g_limits.max_concurrent = XT_MAX_JOBS;
-}
-
-const struct xcm_limits *
-xt_limits(void)
-{
-	pthread_once(&g_limits_once, limits_init);
-	return &g_limits;
-}
-
 static int64_t
 ts_ns(const struct timespec *t)
 {
 	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
-int
-xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err)
-{
-	memset(lc->sense_buf, 0, sizeof(lc->sense_buf));
-	/* fixed format (70h) unless forwarded sense needs descriptor format (72h) */
-	xcm_sense_build(err, err->fwd_valid, lc->sense_buf, sizeof(lc->sense_buf));
-	return TCMU_STS_PASSTHROUGH_ERR;
-}
-
-void
-xt_count_cmd(struct xcm_lu *lu, bool ok)
-{
-	pthread_mutex_lock(&lu->stats_lock);
-	lu->stats.commands++;
-	if (ok) {
-		lu->stats.commands_ok++;
-	} else {
-		lu->stats.errors++;
-	}
-	pthread_mutex_unlock(&lu->stats_lock);
 }
 
 int
@@ -288,106 +247,28 @@ xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rs
 	return TCMU_STS_OK;
 }
 
-int
-xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
+/*
+ * Queue job on lu: TASK SET FULL beyond XT_MAX_JOBS or while closing (1),
+ * OPERATION IN PROGRESS for a list identifier still running (-1, *err set),
+ * else linked with a fresh token (0).
+ */
+static int
+job_enqueue(struct xcm_lu *lu, struct xt_job *job, enum xcm_status *st, struct xcm_err *err)
 {
-	struct tcmulib_cmd *lc = cmd->lib_cmd;
-	struct xcm_tpc_out_req req;
-	struct xt_job *job = NULL;
-	struct xcm_err err;
-	enum xcm_status st;
-	uint32_t plen = 0, need;
-	size_t have = 0, i;
 	unsigned int inflight;
-
-	memset(&err, 0, sizeof(err));
-	/* 83h: EXTENDED COPY LID1 (00h), LID4 (01h), COPY OPERATION ABORT (1Ch) */
-	st = xcm_tpc_out_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
-	if (st == XCM_OK && req.sa == XCM_SA_COPY_OP_ABORT) {
-		return copy_op_abort(lu, lc, req.list_id);
-	}
-	plen = req.plen;
-	if (st != XCM_OK || plen == 0) {
-		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (check 2 of engine/param.c) */
-		goto answer;
-	}
-	/* Flatten the data-out, capped before anything is read or allocated. */
-	need = xcm_limits_max_param_len(xt_limits());
-	if (plen < need) {
-		need = plen;
-	}
-	for (i = 0; i < lc->iov_cnt; i++) {
-		have += lc->iovec[i].iov_len;
-	}
-	if (need > lu->plist_cap || have < need) {
-		/* the transfer holds fewer bytes than the CDB announces */
-		xcm_err_set(&err, XCM_E_PARAM_LIST_LEN);
-		st = XCM_E_PARAM_LIST_LEN;
-		goto answer;
-	}
-	for (i = 0, have = 0; i < lc->iov_cnt && have < need; i++) {
-		size_t n = lc->iovec[i].iov_len < need - have ? lc->iovec[i].iov_len : need - have;
-
-		memcpy(lu->plist + have, lc->iovec[i].iov_base, n);
-		have += n;
-	}
-	job = calloc(1, sizeof(*job));
-	if (job == NULL) {
-		xcm_err_set(&err, XCM_E_INSUFFICIENT_RESOURCES);
-		st = XCM_E_INSUFFICIENT_RESOURCES;
-		goto answer;
-	}
-	if (req.sa == XCM_SA_POPULATE_TOKEN || req.sa == XCM_SA_WRITE_USING_TOKEN) {
-		st = xt_odx_parse(lu, &req, lu->plist, need, job, &err);   /* odx.c */
-	} else if (req.sa == XCM_SA_XCOPY_LID4) {
-		st = xcm_list_parse_lid4(plen, xcm_span_make(lu->plist, need), xt_limits(),
-					 &job->list, &err);
-	} else {
-		st = xcm_list_parse(plen, xcm_span_make(lu->plist, need), xt_limits(), &job->list,
-				    &err);
-	}
-	if (st != XCM_OK) {
-		tcmu_dev_dbg(lu->dev, "xcopy: parameter list rejected: %s\n",
-			     xcm_status_info(st)->name);
-		goto answer;
-	}
-	job->bounce[0] = malloc(XT_BOUNCE_LEN);
-	if (job->bounce[0] == NULL) {
-		xcm_err_set(&err, XCM_E_INSUFFICIENT_RESOURCES);
-		st = XCM_E_INSUFFICIENT_RESOURCES;
-		goto answer;
-	}
-	job->lu = lu;
-	job->state = XT_JOB_QUEUED;
-	clock_gettime(CLOCK_MONOTONIC, &job->t0);
-	/*
-	 * The kernel fails the command cmd_time_out seconds after it queued it
-	 * to the ring; the engine stops between chunks before that (the reserve
-	 * of xcm_deadline_for_timeout covers the wait in the ring and in the
-	 * worker queue), so nothing is written after the initiator was told.
-	 */
-	job->cmd_time_out = xt_cmd_time_out(lu);
-	job->deadline_ms = xcm_deadline_for_timeout((uint64_t)ts_ns(&job->t0) / 1000000,
-						     job->cmd_time_out);
 
 	pthread_mutex_lock(&lu->as.lock);
 	reap_orphans(lu, ts_ns(&job->t0));
 	if (lu->as.closing || lu->as.njobs >= XT_MAX_JOBS) {
 		pthread_mutex_unlock(&lu->as.lock);
-		job_free(job);
-		pthread_mutex_lock(&lu->stats_lock);
-		lu->stats.busy++;
-		pthread_mutex_unlock(&lu->stats_lock);
-		xt_stats_write(lu);
-		/* SAM-5: TASK SET FULL; the initiator retries later */
-		return TCMU_STS_NO_RESOURCE;
+		return 1;
 	}
 	/* a list identifier still running -> OPERATION IN PROGRESS (store.c) */
-	st = job->list.lid4 ? xcm_store4_begin(lu->store4, &job->list, &err)
-			    : xcm_store_begin(lu->store, &job->list, &err);
-	if (st != XCM_OK) {
+	*st = job->list.lid4 ? xcm_store4_begin(lu->store4, &job->list, err)
+			     : xcm_store_begin(lu->store, &job->list, err);
+	if (*st != XCM_OK) {
 		pthread_mutex_unlock(&lu->as.lock);
-		goto answer;
+		return -1;
 	}
 	job->token = atomic_fetch_add(&g_next_token, 1);
 	job->next = lu->as.jobs;
@@ -400,6 +281,79 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 		lu->stats.inflight_max = inflight;
 	}
 	pthread_mutex_unlock(&lu->stats_lock);
+	return 0;
+}
+
+/* Stamp job with its start time and the deadline its LU's cmd_time_out gives. */
+static void
+job_stamp(struct xcm_lu *lu, struct xt_job *job)
+{
+	job->lu = lu;
+	job->state = XT_JOB_QUEUED;
+	clock_gettime(CLOCK_MONOTONIC, &job->t0);
+	/*
+	 * The kernel fails the command cmd_time_out seconds after it queued it
+	 * to the ring; the engine stops between chunks before that (the reserve
+	 * of xcm_deadline_for_timeout covers the wait in the ring and in the
+	 * worker queue), so nothing is written after the initiator was told.
+	 */
+	job->cmd_time_out = xt_cmd_time_out(lu);
+	job->deadline_ms = xcm_deadline_for_timeout((uint64_t)ts_ns(&job->t0) / 1000000,
+						     job->cmd_time_out);
+}
+
+/* Answer the command now: GOOD or CHECK CONDITION with err's sense. */
+static int
+submit_answer(struct xcm_lu *lu, struct tcmulib_cmd *lc, struct xt_job *job,
+	      enum xcm_status st, const struct xcm_err *err)
+{
+	job_free(job);
+	xt_count_cmd(lu, st == XCM_OK);
+	xt_stats_write(lu);
+	if (st == XCM_OK) {
+		return TCMU_STS_OK;
+	}
+	return xt_fail_sense(lc, err);
+}
+
+int
+xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
+{
+	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	struct xcm_tpc_out_req req;
+	struct xt_job *job = NULL;
+	struct xcm_err err;
+	enum xcm_status st;
+	int rc;
+
+	memset(&err, 0, sizeof(err));
+	/* 83h: EXTENDED COPY LID1 (00h), LID4 (01h), COPY OPERATION ABORT (1Ch) */
+	st = xcm_tpc_out_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
+	if (st == XCM_OK && req.sa == XCM_SA_COPY_OP_ABORT) {
+		return copy_op_abort(lu, lc, req.list_id);
+	}
+	if (st != XCM_OK || req.plen == 0) {
+		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (check 2 of engine/param.c) */
+		return submit_answer(lu, lc, NULL, st, &err);
+	}
+	st = xt_job_parse(lu, lc, &req, &job, &err);   /* async_parse.c */
+	if (st != XCM_OK) {
+		return submit_answer(lu, lc, job, st, &err);
+	}
+	job_stamp(lu, job);
+	rc = job_enqueue(lu, job, &st, &err);
+	if (rc < 0) {
+		return submit_answer(lu, lc, job, st, &err);
+	}
+	if (rc > 0) {
+		job_free(job);
+		pthread_mutex_lock(&lu->stats_lock);
+		lu->stats.busy++;
+		pthread_mutex_unlock(&lu->stats_lock);
+		xt_stats_write(lu);
+		/* SAM-5: TASK SET FULL; the initiator retries later */
+		return TCMU_STS_NO_RESOURCE;
+	}
 	/*
 	 * Hand it to the core as SYNCHRONIZE CACHE(16): lib_cmd->cdb is the
 	 * runner's own copy of the CDB (the ring is not touched), and the core
@@ -409,15 +363,59 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 	memset(lc->cdb, 0, XCM_CDB16_LEN);
 	lc->cdb[0] = OP_SYNC_CACHE_16;
 	return TCMU_STS_NOT_HANDLED;
+}
 
-answer:
-	job_free(job);
-	xt_count_cmd(lu, st == XCM_OK);
-	xt_stats_write(lu);
-	if (st == XCM_OK) {
-		return TCMU_STS_OK;
+/*
+ * The queued job of token, now marked running (stop set if the LU is
+ * closing); NULL if it is gone (dropped after its timeout).
+ */
+static struct xt_job *
+job_claim(struct xcm_lu *lu, uint64_t token)
+{
+	struct xt_job *job;
+	uint64_t digest = 0;
+	bool have;
+
+	/* configfs walk here on the worker, not on the command thread (nexus.c) */
+	have = xt_held_digest(lu, &digest);
+	pthread_mutex_lock(&lu->as.lock);
+	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
+	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
 	}
-	return xt_fail_sense(lc, &err);
+	if (job == NULL || job->state != XT_JOB_QUEUED) {
+		pthread_mutex_unlock(&lu->as.lock);
+		return NULL;
+	}
+	job->state = XT_JOB_RUNNING;
+	if (lu->as.closing) {
+		atomic_store(&job->stop, XT_STOP_CLOSE);
+	}
+	pthread_mutex_unlock(&lu->as.lock);
+	return job;
+}
+
+/* Run job at the LU's copy niceness; its sense into sense (*sense_len, 0 on success). */
+static enum xcm_status
+job_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err,
+	    uint8_t *sense, size_t *sense_len)
+{
+	enum xcm_status st;
+	int old_nice;
+
+	memset(err, 0, sizeof(*err));
+	/* the worker yields the CPU to the LU's I/O while it copies (copy.c) */
+	old_nice = xt_nice_lower(job->lu->cfg.copy_nice);
+	xt_wb_init(&job->wb);
+	st = job->odx != NULL ? xt_odx_execute(job, res, err) : xt_execute(job, res, err);
+	xt_nice_restore(old_nice);
+	*sense_len = 0;
+	if (st != XCM_OK) {
+		memset(sense, 0, XCM_SENSE_MAX);
+		*sense_len = xcm_sense_build(err, err->fwd_valid, sense, XCM_SENSE_MAX);
+		tcmu_dev_dbg(job->lu->dev, "xcopy: %s (%u segments done)\n",
+			     xcm_status_info(st)->name, res->segs_processed);
+	}
+	return st;
 }
 
 bool
@@ -430,32 +428,18 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	struct xcm_err err;
 	enum xcm_status st;
 	size_t sense_len = 0;
-	int cancel_state, old_nice;
-	uint64_t digest = 0;
-	bool have;
+	int cancel_state;
 
 	if (token == 0) {
 		return false;   /* a real SYNCHRONIZE CACHE */
 	}
-	/* configfs walk here on the worker, not on the command thread (nexus.c) */
-	have = xt_held_digest(lu, &digest);
-	pthread_mutex_lock(&lu->as.lock);
-	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
-	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
-	}
-	if (job == NULL || job->state != XT_JOB_QUEUED) {
-		pthread_mutex_unlock(&lu->as.lock);
+	job = job_claim(lu, token);
+	if (job == NULL) {
 		tcmu_dev_err(lu->dev, "xcopy: job %llu not found (dropped after its timeout)\n",
 			     (unsigned long long)token);
 		*sts = TCMU_STS_TIMEOUT;
 		return true;
 	}
-	job->state = XT_JOB_RUNNING;
-	if (lu->as.closing) {
-		atomic_store(&job->stop, XT_STOP_CLOSE);
-	}
-	pthread_mutex_unlock(&lu->as.lock);
-
 	/*
 	 * The runner stops a LU's workers with pthread_cancel; a job cancelled
 	 * mid-way would leave the command, the store record and the registry
@@ -463,22 +447,9 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	 * cancellation waits for that.
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-	memset(&err, 0, sizeof(err));
-	/* the worker yields the CPU to the LU's I/O while it copies (copy.c) */
-	old_nice = xt_nice_lower(lu->cfg.copy_nice);
-	xt_wb_init(&job->wb);
-	st = job->odx != NULL ? xt_odx_execute(job, &res, &err) : xt_execute(job, &res, &err);
-	xt_nice_restore(old_nice);
-	if (st != XCM_OK) {
-		memset(sense, 0, sizeof(sense));
-		sense_len = xcm_sense_build(&err, err.fwd_valid, sense, sizeof(sense));
-	}
+	st = job_execute(job, &res, &err, sense, &sense_len);
 	xt_count_cmd(lu, st == XCM_OK);
 	xt_stats_write(lu);
-	if (st != XCM_OK) {
-		tcmu_dev_dbg(lu->dev, "xcopy: %s (%u segments done)\n", xcm_status_info(st)->name,
-			     res.segs_processed);
-	}
 	/*
 	 * Last touch of lu: once the job is unlinked, a waiting close may free
 	 * the LU.

@@ -250,6 +250,14 @@ void xt_async_close(struct xcm_lu *lu);
  * a TCMU_STS code; TCMU_STS_NOT_HANDLED means "queued as SYNCHRONIZE CACHE".
  */
 int xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd);
+/*
+ * async_parse.c: the data-out of an 83h command into a new *jobp (parsed
+ * list, first bounce buffer); on failure *err is set and *jobp (maybe NULL)
+ * is the caller's to free.
+ */
+enum xcm_status xt_job_parse(struct xcm_lu *lu, struct tcmulib_cmd *lc,
+			     const struct xcm_tpc_out_req *req, struct xt_job **jobp,
+			     struct xcm_err *err);
 /* flush callout: true if cmd is one of our jobs (then *sts is its status). */
 bool xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts);
 /* RECEIVE COPY RESULTS (LID1) under the store lock; running lists report progress. */
