@@ -157,6 +157,75 @@ xt_par_shutdown(void)
 	}
 }
 
+/* Cut [src_off, +len) into pieces of XT_CHUNK, the last one taking the rest. */
+static void
+batch_fill(struct batch *b, uint64_t src_off, uint64_t dst_off, uint64_t len,
+	   uint8_t *const *bounce, unsigned int nbounce)
+{
+	uint64_t off = 0;
+	unsigned int i;
+
+	for (i = 0; off < len && i < XT_PAR_PIECES && i < nbounce; i++) {
+		b->p[i].so = src_off + off;
+		b->p[i].doff = dst_off + off;
+		b->p[i].len = len - off < XT_CHUNK || i + 1 == nbounce || i + 1 == XT_PAR_PIECES
+				      ? len - off : XT_CHUNK;
+		b->p[i].bounce = bounce[i];
+		off += b->p[i].len;
+	}
+	b->n = i;
+	b->left = b->n;
+}
+
+/* Offer b to the helpers and run its pieces here too, until all have ended. */
+static void
+batch_run(struct batch *b)
+{
+	struct piece *p;
+
+	pthread_mutex_lock(&g_lock);
+	if (g_helpers > 0 && !g_quit) {
+		b->qnext = g_queue;
+		g_queue = b;
+		pthread_cond_broadcast(&g_work);
+	}
+	/* work on our own batch until nothing is left to take */
+	while ((p = take(b)) != NULL) {
+		pthread_mutex_unlock(&g_lock);
+		run_piece(b, p);
+		pthread_mutex_lock(&g_lock);
+		b->left--;
+	}
+	while (b->left > 0) {
+		pthread_cond_wait(&b->done, &g_lock);
+	}
+	pthread_mutex_unlock(&g_lock);
+}
+
+/* As the serial loop: the first failing piece decides, earlier bytes count. */
+static int
+batch_result(const struct batch *b, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
+{
+	unsigned int i;
+
+	*done = 0;
+	*at_dst = false;
+	for (i = 0; i < b->n; i++) {
+		acct->clone_bytes += b->p[i].acct.clone_bytes;
+		acct->cfr_bytes += b->p[i].acct.cfr_bytes;
+		acct->rw_bytes += b->p[i].acct.rw_bytes;
+	}
+	for (i = 0; i < b->n; i++) {
+		if (b->p[i].rc != 0) {
+			*done += b->p[i].done;
+			*at_dst = b->p[i].at_dst;
+			return b->p[i].rc;
+		}
+		*done += b->p[i].len;
+	}
+	return 0;
+}
+
 int
 xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
 	    uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
@@ -166,9 +235,6 @@ xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst
 	bool same = src->st_dev == dst->st_dev && src->st_ino == dst->st_ino;
 	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
 	struct batch b;
-	struct piece *p;
-	uint64_t off = 0;
-	unsigned int i;
 
 	/* fault injection counts calls: keep their order (and so the tests) serial */
 	if (nbounce > xt_par_pieces()) {
@@ -187,50 +253,8 @@ xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst
 	b.cfr = cfr;
 	b.nice = dst->cfg.copy_nice;
 	pthread_cond_init(&b.done, NULL);
-	for (i = 0; off < len && i < XT_PAR_PIECES && i < nbounce; i++) {
-		b.p[i].so = src_off + off;
-		b.p[i].doff = dst_off + off;
-		b.p[i].len = len - off < XT_CHUNK || i + 1 == nbounce || i + 1 == XT_PAR_PIECES
-				     ? len - off : XT_CHUNK;
-		b.p[i].bounce = bounce[i];
-		off += b.p[i].len;
-	}
-	b.n = i;
-	b.left = b.n;
-	pthread_mutex_lock(&g_lock);
-	if (g_helpers > 0 && !g_quit) {
-		b.qnext = g_queue;
-		g_queue = &b;
-		pthread_cond_broadcast(&g_work);
-	}
-	/* work on our own batch until nothing is left to take */
-	while ((p = take(&b)) != NULL) {
-		pthread_mutex_unlock(&g_lock);
-		run_piece(&b, p);
-		pthread_mutex_lock(&g_lock);
-		b.left--;
-	}
-	while (b.left > 0) {
-		pthread_cond_wait(&b.done, &g_lock);
-	}
-	pthread_mutex_unlock(&g_lock);
+	batch_fill(&b, src_off, dst_off, len, bounce, nbounce);
+	batch_run(&b);
 	pthread_cond_destroy(&b.done);
-
-	/* as the serial loop: the first failing piece decides, earlier bytes count */
-	*done = 0;
-	*at_dst = false;
-	for (i = 0; i < b.n; i++) {
-		acct->clone_bytes += b.p[i].acct.clone_bytes;
-		acct->cfr_bytes += b.p[i].acct.cfr_bytes;
-		acct->rw_bytes += b.p[i].acct.rw_bytes;
-	}
-	for (i = 0; i < b.n; i++) {
-		if (b.p[i].rc != 0) {
-			*done += b.p[i].done;
-			*at_dst = b.p[i].at_dst;
-			return b.p[i].rc;
-		}
-		*done += b.p[i].len;
-	}
-	return 0;
+	return batch_result(&b, acct, at_dst, done);
 }
