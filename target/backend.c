@@ -314,6 +314,34 @@ static const struct xcm_backend_ops g_ops = {
 	.progress = be_progress,
 };
 
+/* The LU's counters after a job; a deadline cut is logged. */
+static void
+exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status st,
+	     const struct xcm_exec_result *res, const struct xcm_err *err)
+{
+	struct xcm_lu *self = job->lu;
+
+	pthread_mutex_lock(&self->stats_lock);
+	self->stats.segments += res->segs_processed;
+	self->stats.bytes += res->bytes;
+	self->stats.clone_bytes += ctx->acct.clone_bytes;
+	self->stats.cfr_bytes += ctx->acct.cfr_bytes;
+	self->stats.rw_bytes += ctx->acct.rw_bytes;
+	self->stats.denied += ctx->denied;
+	self->stats.io_errors += ctx->io_errors;
+	if (st == XCM_E_CA_DEADLINE) {
+		self->stats.deadline_cuts++;
+	}
+	pthread_mutex_unlock(&self->stats_lock);
+	if (st == XCM_E_CA_DEADLINE) {
+		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
+			      "in segment %u, %llu bytes written, %llu ms after arrival\n",
+			      job->cmd_time_out, err->csi, (unsigned long long)res->bytes,
+			      (unsigned long long)(xt_now_ms() - ((uint64_t)job->t0.tv_sec * 1000 +
+								(uint64_t)job->t0.tv_nsec / 1000000)));
+	}
+}
+
 enum xcm_status
 xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
@@ -356,26 +384,7 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	st = xcm_list_execute_opts(l, xt_limits(), &g_ops, &ctx, self, &opts, res, err);
 	pthread_rwlock_unlock(&g_reg_lock);
 	free(ctx.snap);
-
-	pthread_mutex_lock(&self->stats_lock);
-	self->stats.segments += res->segs_processed;
-	self->stats.bytes += res->bytes;
-	self->stats.clone_bytes += ctx.acct.clone_bytes;
-	self->stats.cfr_bytes += ctx.acct.cfr_bytes;
-	self->stats.rw_bytes += ctx.acct.rw_bytes;
-	self->stats.denied += ctx.denied;
-	self->stats.io_errors += ctx.io_errors;
-	if (st == XCM_E_CA_DEADLINE) {
-		self->stats.deadline_cuts++;
-	}
-	pthread_mutex_unlock(&self->stats_lock);
-	if (st == XCM_E_CA_DEADLINE) {
-		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
-			      "in segment %u, %llu bytes written, %llu ms after arrival\n",
-			      job->cmd_time_out, err->csi, (unsigned long long)res->bytes,
-			      (unsigned long long)(xt_now_ms() - ((uint64_t)job->t0.tv_sec * 1000 +
-								(uint64_t)job->t0.tv_nsec / 1000000)));
-	}
+	exec_account(job, &ctx, st, res, err);
 	return st;
 }
 
