@@ -226,6 +226,9 @@ count_done(struct run *r, uint32_t first, uint32_t nseg)
 		r->done_bytes += b;
 		if (r->st != NULL) {
 			r->st->bytes_offloaded += b;
+			if (r->flags & XCOPY_STATS_METHODS) {
+				r->st->bytes_lid1 += b;
+			}
 		}
 		xch_progress_add(XCOPY_METHOD_OFFLOAD, b);
 	}
@@ -431,6 +434,9 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	size_t i;
 	int rc = 0;
 
+	if (xch_use_tokens(src, dst, flags)) {
+		return xch_token_copy_pairs(src, dst, pairs, n, flags, st, fb, fbarg);
+	}
 	memset(&r, 0, sizeof(r));
 	r.src = src;
 	r.dst = dst;
@@ -477,4 +483,15 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	rc = run_workers(&r);
 	xch_plan_free(&r.plan);
 	return rc;
+}
+
+int
+xch_flags_check(unsigned flags)
+{
+	if ((flags & ~(unsigned)XCH_FLAGS_ALL) != 0 ||
+	    ((flags & XCOPY_REQUIRE_OFFLOAD) && (flags & XCOPY_NO_OFFLOAD)) ||
+	    ((flags & XCOPY_USE_LID1) && (flags & XCOPY_USE_TOKENS))) {
+		return -EINVAL;
+	}
+	return 0;
 }

@@ -47,6 +47,8 @@ static const struct rule g_rules[] = {
 	  XCOPY_FB_OTHER_SENSE },
 	{ XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INSUFFICIENT_RESOURCES, false, XCH_ACT_RETRY,
 	  XCOPY_FB_OTHER_SENSE },
+	/* SPC-4 Table 49, ASC 23h INVALID TOKEN OPERATION: this token only */
+	{ XCM_SK_ILLEGAL_REQUEST, XCM_ASC_TOKEN_OP, true, XCH_ACT_FALLBACK, XCOPY_FB_TOKEN },
 	/* SPC-4 8.x copy target reachability: not sticky for other pairs */
 	{ XCM_SK_COPY_ABORTED, XCM_ASC_UNREACHABLE_COPY_TARGET, false, XCH_ACT_OTHER_SIDE,
 	  XCOPY_FB_UNREACHABLE },

@@ -51,9 +51,7 @@ static int
 dev_copy_check(const struct xcopy_dev *src, uint64_t src_lba, const struct xcopy_dev *dst,
 	       uint64_t dst_lba, uint64_t nblocks, unsigned flags)
 {
-	if (src == NULL || dst == NULL ||
-	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
-	    (flags & XCOPY_REQUIRE_OFFLOAD && flags & XCOPY_NO_OFFLOAD)) {
+	if (src == NULL || dst == NULL || xch_flags_check(flags) != 0) {
 		return -EINVAL;
 	}
 	if (nblocks == 0) {

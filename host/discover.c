@@ -165,6 +165,15 @@ tpc_limits(struct xcopy_dev *d, const struct xcm_tpc_info *tpc, bool *has_b2b)
 	if (tpc->has_supported_cmds && !tpc->xcopy_lid1) {
 		*has_b2b = false;
 	}
+	/* SBC-4 6.6.7: Block Device ROD Token Limits, and PT/WUT and RRTI listed */
+	d->tok.lid1 = !tpc->has_supported_cmds || tpc->xcopy_lid1;
+	if (tpc->has_bdrl && tpc->populate_token && tpc->rrti) {
+		d->tok.offered = true;
+		d->tok.max_ranges = tpc->max_ranges;
+		d->tok.max_token_blocks = tpc->max_token_blocks;
+		d->tok.optimal_blocks = tpc->optimal_blocks;
+		d->tok.default_inactivity_s = tpc->default_inactivity_s;
+	}
 }
 
 /* VPD 0x8F is optional: LIO and tcmu-runner do not implement it. */

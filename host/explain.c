@@ -184,7 +184,7 @@ xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 
 	*out = NULL;
 	if (src == NULL || dst == NULL ||
-	    (flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 ||
+	    (flags & ~(unsigned)XCH_FLAGS_ALL) != 0 ||
 	    src->caps.block_size != dst->caps.block_size || src->caps.block_size == 0) {
 		return -EINVAL;
 	}
@@ -344,7 +344,7 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	int rc;
 
 	*out = NULL;
-	if ((flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0 || off_in < 0 ||
+	if ((flags & ~(unsigned)XCH_FLAGS_ALL) != 0 || off_in < 0 ||
 	    off_out < 0) {
 		return -EINVAL;
 	}

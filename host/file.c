@@ -44,6 +44,7 @@ struct fb_range {
 struct job {
 	int fd_in, fd_out;
 	unsigned flags;
+	bool tokens;           /* the offload went by ROD tokens */
 	uint32_t bs;
 	struct xcopy_stats *st;
 	struct fb_range *fb;
@@ -286,6 +287,22 @@ build_pairs(struct job *j, const struct side *s, const struct side *d, const str
 	return rc;
 }
 
+/* Offloaded bytes to be redone: no longer counted as offloaded (nor by their method). */
+static void
+uncount(struct job *j, uint64_t len)
+{
+	uint64_t *m;
+
+	if (j->st == NULL || j->st->bytes_offloaded < len) {
+		return;
+	}
+	j->st->bytes_offloaded -= len;
+	if (j->flags & XCOPY_STATS_METHODS) {
+		m = j->tokens ? &j->st->bytes_token : &j->st->bytes_lid1;
+		*m -= *m >= len ? len : *m;
+	}
+}
+
 /* Pass 3: what moved while the copy manager worked is redone. */
 static int
 recheck(struct job *j, const struct maps *m, uint64_t so, uint64_t dof, uint64_t len)
@@ -310,9 +327,7 @@ recheck(struct job *j, const struct maps *m, uint64_t so, uint64_t dof, uint64_t
 		}
 		XCH_WARN("mapping moved at offset %llu (+%llu): redoing",
 			 (unsigned long long)p->src_off, (unsigned long long)p->len);
-		if (j->st != NULL && j->st->bytes_offloaded >= p->len) {
-			j->st->bytes_offloaded -= p->len;
-		}
+		uncount(j, p->len);
 		xch_stats_fallback(j->st, XCOPY_FB_MAPPING_MOVED, p->len);
 		rc = defer(j, p->src_off, p->dst_off, p->len, XCOPY_FB_MAPPING_MOVED);
 	}
@@ -334,6 +349,7 @@ offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *
 	if (pairs == NULL) {
 		return -ENOMEM;
 	}
+	j->tokens = xch_use_tokens(s->dev, d->dev, j->flags);
 	rc = build_pairs(j, s, d, m, alloc_failed, pairs, &npairs);
 	if (rc == 0) {
 		/* no stale destination pages may be written back over the copy */
@@ -385,18 +401,6 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 	}
 	maps_free(&m);
 	return rc;
-}
-
-static int
-flags_ok(unsigned flags)
-{
-	if ((flags & ~(unsigned)(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD)) != 0) {
-		return -EINVAL;
-	}
-	if ((flags & XCOPY_REQUIRE_OFFLOAD) && (flags & XCOPY_NO_OFFLOAD)) {
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int
@@ -456,7 +460,7 @@ static int
 check_call(struct side *s, struct side *d, int64_t *off_in, int64_t *off_out, unsigned flags,
 	   uint64_t *so, uint64_t *dof, size_t *len)
 {
-	int rc = flags_ok(flags);
+	int rc = xch_flags_check(flags);
 
 	if (rc != 0) {
 		return rc;

@@ -134,6 +134,8 @@ static const char *const g_reason_names[XCOPY_FB_REASON_COUNT] = {
 	[XCOPY_FB_HOLE] = "hole",
 	[XCOPY_FB_MAPPING_MOVED] = "mapping-moved",
 	[XCOPY_FB_DIFFERENT_DEV] = "different-device",
+	[XCOPY_FB_NO_TOKENS] = "no-tokens",
+	[XCOPY_FB_TOKEN] = "token",
 };
 
 const char *

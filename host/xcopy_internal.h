@@ -79,6 +79,16 @@ struct xcopy_dev {
 	int host_fd;                           /* the node itself (host-only), or -1 */
 	dev_t rdev;                            /* the node opened (0: URL or test) */
 	struct xch_dm_map *dm;                 /* device-mapper volume: its pieces */
+	struct xch_tok_caps {                  /* ROD tokens (VPD 0x8F, SPC-4 7.8.17.x) */
+		bool offered;                  /* 0000h limits + PT/WUT and RRTI listed */
+		bool lid1;                     /* 0001h lists EXTENDED COPY (LID1) */
+		uint16_t max_ranges;           /* MAXIMUM RANGE DESCRIPTORS */
+		uint64_t max_token_blocks;     /* MAXIMUM TOKEN TRANSFER SIZE (0: none) */
+		uint64_t optimal_blocks;       /* OPTIMAL TRANSFER COUNT (0: none) */
+		uint32_t default_inactivity_s; /* DEFAULT INACTIVITY TIMEOUT */
+		bool disabled;                 /* sticky: no token commands again */
+		enum xcopy_fallback_reason disabled_why;
+	} tok;
 };
 
 /*
@@ -287,6 +297,24 @@ void xch_decide(int exec_rc, const struct xch_cmd *c, uint32_t nseg, struct xch_
 /* Copy pair[i] blocks [skip, skip + nblocks) some other way. 0 or -errno. */
 typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t skip,
 			       uint64_t nblocks, enum xcopy_fallback_reason why);
+
+/*
+ * The ROD token path (token_copy.c): the pairs through POPULATE TOKEN,
+ * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN (SBC-4 5.8, 5.55;
+ * SPC-4 6.19.4), same contract as xch_copy_pairs. xch_use_tokens: whether
+ * the call's flags and the handles choose this path.
+ */
+int xch_token_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst,
+			 const struct xch_pair *pairs, size_t n, unsigned flags,
+			 struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+bool xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags);
+/* A LIST IDENTIFIER for token commands: pid-based start, no reuse in-process. */
+uint32_t xch_lid4_next(void);
+/* Every XCOPY_* flag; the combinations xcopy_file_range() and xcopy_dev_copy() accept. */
+#define XCH_FLAGS_ALL                                                                      \
+	(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD | XCOPY_USE_LID1 | XCOPY_USE_TOKENS |     \
+	 XCOPY_STATS_METHODS)
+int xch_flags_check(unsigned flags);
 
 /*
  * Offload pairs from src to dst (whole-LU LBAs), calling fb for every range

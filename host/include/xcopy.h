@@ -36,6 +36,21 @@ enum {
 	/* Do not offload: plain copy only (copy_file_range, pread/pwrite,
 	 * READ/WRITE). */
 	XCOPY_NO_OFFLOAD = 1u << 1,
+	/*
+	 * Offload method (libxcopy >= 0.3). Neither flag: automatic, EXTENDED
+	 * COPY (LID1) where the devices offer it, ROD tokens (POPULATE TOKEN +
+	 * WRITE USING TOKEN, "ODX") where both offer tokens but not LID1.
+	 * XCOPY_USE_LID1: EXTENDED COPY only. XCOPY_USE_TOKENS: tokens
+	 * only. Ranges the method cannot do fall back as usual.
+	 */
+	XCOPY_USE_LID1 = 1u << 2,
+	XCOPY_USE_TOKENS = 1u << 3,
+	/*
+	 * stats points to a struct xcopy_stats with the per-method fields
+	 * (libxcopy >= 0.3; without it they are never written, so a program
+	 * built against an older header keeps its smaller struct intact).
+	 */
+	XCOPY_STATS_METHODS = 1u << 4,
 };
 
 /* Why a range was not offloaded (index into xcopy_stats.fallback*). */
@@ -62,6 +77,8 @@ enum xcopy_fallback_reason {
 	XCOPY_FB_HOLE,            /* source hole / unwritten: destination zeroed */
 	XCOPY_FB_MAPPING_MOVED,   /* extent moved during the copy: redone */
 	XCOPY_FB_DIFFERENT_DEV,   /* files on devices no copy manager links */
+	XCOPY_FB_NO_TOKENS,       /* XCOPY_USE_TOKENS and no ROD token support (VPD 0x8F) */
+	XCOPY_FB_TOKEN,           /* 05 23/xx: ROD token refused, expired or deleted */
 	XCOPY_FB_REASON_COUNT,
 	XCOPY_FB_REASON_MAX = 32  /* array size in struct xcopy_stats (ABI) */
 };
@@ -80,6 +97,13 @@ struct xcopy_stats {
 	uint64_t other_cmds;          /* discovery, READ/WRITE fallback commands */
 	uint64_t fallback_ranges[XCOPY_FB_REASON_MAX]; /* ranges per reason */
 	uint64_t fallback_bytes[XCOPY_FB_REASON_MAX];  /* bytes per reason */
+	/* Written only when the call's flags have XCOPY_STATS_METHODS (>= 0.3): */
+	uint64_t bytes_lid1;          /* of bytes_offloaded: by EXTENDED COPY (LID1) */
+	uint64_t bytes_token;         /* of bytes_offloaded: by WRITE USING TOKEN */
+	uint64_t populate_cmds;       /* POPULATE TOKEN commands sent */
+	uint64_t rrti_cmds;           /* RECEIVE ROD TOKEN INFORMATION commands sent */
+	uint64_t wut_cmds;            /* WRITE USING TOKEN commands sent */
+	uint64_t token_failed;        /* ... of the three, not GOOD */
 };
 
 /* Name of a reason ("unreachable", ...); never NULL. */

@@ -23,6 +23,7 @@ fk_new(void)
 	f->last = calloc(1, sizeof(*f->last));
 	UT_ASSERT_FATAL(f->last != NULL);
 	f->lim = xcm_limits_default;
+	f->toklim = xcm_tok_limits_default;
 	f->gather_ms = 2000;
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);
@@ -366,7 +367,7 @@ fk_exec(void *ctx, struct xch_cmd *c)
 	int rc;
 
 	pthread_mutex_lock(&f->mu);
-	rc = fk_exec_locked(ctx, c);
+	rc = fk_tok_cmd(f, ((struct fk_port *)ctx)->lu, c) ? 0 : fk_exec_locked(ctx, c);
 	pthread_mutex_unlock(&f->mu);
 	return rc;
 }

@@ -17,6 +17,7 @@
 
 #include <pthread.h>
 
+#include "xcm/token.h"
 #include "xcopy_internal.h"
 
 enum {
@@ -24,6 +25,8 @@ enum {
 	FK_BS = 512,
 	FK_BLOCKS = 4096,
 	FK_SCRIPT = 8,
+	FK_WUT_LOG = 64,
+	FK_TOKENS = 4,
 };
 
 struct fk_lu {
@@ -59,7 +62,36 @@ struct fk {
 	int dup_ids;               /* a 10b LIST ID sent while outstanding */
 	uint64_t fail_src_lba1;    /* fail the XCOPY whose first segment reads here (+1) */
 	struct xcm_err fail_err;
+	/* ROD tokens (test_host_fake_tokens.c), decoded and encoded by the engine */
+	bool tok;                  /* VPD 8Fh with token limits; PT, RRTI, WUT answered */
+	bool no_lid1;              /* VPD 8Fh without LID1 and 83h/00h refused (05 24/00) */
+	struct xcm_tok_limits toklim;
+	int npt, nrrti, nwut, ndel; /* commands received; tokens deleted by DEL_TKN */
+	struct {
+		uint8_t sa;            /* 10h PT, 07h RRTI, 11h WUT */
+		int nth;               /* 0-based index among that service action's commands */
+		struct xcm_err err;
+	} tokfail[FK_SCRIPT];
+	int ntokfail;
+	uint64_t wut_off[FK_WUT_LOG];  /* OFFSET INTO ROD of each WUT */
+	uint64_t wut_blocks[FK_WUT_LOG];
+	bool wut_del[FK_WUT_LOG];
+	struct fk_token {
+		bool live;
+		uint32_t list_id;
+		int lu;
+		uint8_t rod[XCM_ROD_TOKEN_LEN];
+		uint32_t n;
+		struct xcm_range r[XCM_MAX_RANGES];
+		uint64_t total;
+	} token[FK_TOKENS];
+	uint64_t next_tok_id;
 };
+
+/* Token commands of the fake (true: c was one and is answered). */
+bool fk_tok_cmd(struct fk *f, int lu, struct xch_cmd *c);
+/* VPD 8Fh with the token descriptors (f->tok), without LID1 (f->no_lid1). */
+void fk_tok_vpd(struct fk *f, struct xch_cmd *c);
 
 struct fk *fk_new(void);
 void fk_free(struct fk *f);
