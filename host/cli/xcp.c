@@ -54,6 +54,8 @@ usage(FILE *f)
 		"  --offset N | --src-offset N --dst-offset N --length N   file ranges (bytes)\n"
 		"  --require-offload   fail (exit 3) rather than copy on the host\n"
 		"  --no-offload        host copy only\n"
+		"  --method=auto|xcopy|odx   offload by EXTENDED COPY (xcopy), ROD tokens\n"
+		"                      (odx), or whichever the devices offer (auto, default)\n"
 		"  -n, --dry-run, --explain   print the plan (extents, segments, commands);\n"
 		"                      write nothing (with --stats=json: as JSON)\n"
 		"  --progress, --no-progress  progress on stderr (default: when it is a TTY)\n"
@@ -339,7 +341,7 @@ copy_files(struct run *r)
 
 enum {
 	O_SRC_LBA = 256, O_DST_LBA, O_BLOCKS, O_OFFSET, O_SRC_OFF, O_DST_OFF, O_LENGTH,
-	O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_NO_PROGRESS, O_STATS,
+	O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_NO_PROGRESS, O_STATS, O_METHOD,
 };
 static const struct option g_lopts[] = {
 	{ "src-lba", required_argument, NULL, O_SRC_LBA },
@@ -354,6 +356,7 @@ static const struct option g_lopts[] = {
 	{ "progress", no_argument, NULL, O_PROGRESS },
 	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
 	{ "stats", optional_argument, NULL, O_STATS },
+	{ "method", required_argument, NULL, O_METHOD },
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "explain", no_argument, NULL, 'n' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -363,6 +366,22 @@ static const struct option g_lopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --method: the library's method flags (the per-method statistics always). */
+static int
+parse_method(const char *arg, unsigned *flags)
+{
+	*flags &= ~(unsigned)(XCOPY_USE_LID1 | XCOPY_USE_TOKENS);
+	if (strcmp(arg, "xcopy") == 0) {
+		*flags |= XCOPY_USE_LID1;
+	} else if (strcmp(arg, "odx") == 0 || strcmp(arg, "token") == 0) {
+		*flags |= XCOPY_USE_TOKENS;
+	} else if (strcmp(arg, "auto") != 0) {
+		fprintf(stderr, "xcp: --method wants auto, xcopy or odx, not '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
 
 /* getopt_long into o; returns -1 to go on, else the exit code. */
 static int
@@ -395,6 +414,11 @@ parse_args(int argc, char **argv, struct opts *o)
 				o->stats = STATS_JSON;
 			} else {
 				fprintf(stderr, "xcp: --stats wants text or json, not '%s'\n", optarg);
+				return XCP_EXIT_USAGE;
+			}
+			break;
+		case O_METHOD:
+			if (parse_method(optarg, &o->flags) != 0) {
 				return XCP_EXIT_USAGE;
 			}
 			break;
@@ -472,6 +496,7 @@ main(int argc, char **argv)
 	int ex;
 
 	memset(&o, 0, sizeof(o));
+	o.flags = XCOPY_STATS_METHODS;
 	o.progress = -1;
 	ex = parse_args(argc, argv, &o);
 	if (ex >= 0) {

@@ -25,6 +25,11 @@ xcp_stats_text(FILE *f, const struct xcopy_stats *st)
 		tot ? 100.0 * (double)st->bytes_offloaded / (double)tot : 0.0);
 	fprintf(f, "xcopy commands:    %" PRIu64 " (%" PRIu64 " failed, %" PRIu64 " segments)\n",
 		st->xcopy_cmds, st->xcopy_failed, st->segments);
+	fprintf(f, "bytes by xcopy:    %" PRIu64 "\n", st->bytes_offloaded - st->bytes_token);
+	fprintf(f, "bytes by token:    %" PRIu64 "\n", st->bytes_token);
+	fprintf(f, "token commands:    %" PRIu64 " populate, %" PRIu64 " rrti, %" PRIu64
+		   " write-using-token (%" PRIu64 " failed)\n",
+		st->populate_cmds, st->rrti_cmds, st->wut_cmds, st->token_failed);
 	fprintf(f, "other commands:    %" PRIu64 "\n", st->other_cmds);
 	for (r = 1; r < XCOPY_FB_REASON_COUNT; r++) {
 		if (st->fallback_ranges[r] != 0) {
@@ -47,19 +52,41 @@ result_name(int exit_code)
 	}
 }
 
-/* The offload commands by kind: EXTENDED COPY (LID1) is the one libxcopy sends. */
+/* POPULATE TOKEN + RRTI + WRITE USING TOKEN (SBC-4 5.8, 5.55; SPC-4 6.19.4). */
+static void
+json_token(struct xcp_json *j, const struct xcopy_stats *st)
+{
+	xcp_json_obj(j, NULL);
+	xcp_json_str(j, "kind", "rod-token");
+	xcp_json_str(j, "command", "POPULATE TOKEN + WRITE USING TOKEN");
+	xcp_json_int(j, "opcode", 0x83);
+	xcp_json_u64(j, "bytes", st->bytes_token);
+	xcp_json_u64(j, "populate_token", st->populate_cmds);
+	xcp_json_u64(j, "receive_rod_token_information", st->rrti_cmds);
+	xcp_json_u64(j, "write_using_token", st->wut_cmds);
+	xcp_json_u64(j, "commands", st->populate_cmds + st->rrti_cmds + st->wut_cmds);
+	xcp_json_u64(j, "failed", st->token_failed);
+	xcp_json_end_obj(j);
+}
+
+/* The offload commands by kind: EXTENDED COPY (LID1) and ROD tokens. */
 static void
 json_offload(struct xcp_json *j, const struct xcopy_stats *st)
 {
+	uint64_t lid1 = st->bytes_offloaded - st->bytes_token;
+
 	xcp_json_arr(j, "offload_commands");
-	if (st->xcopy_cmds != 0 || st->bytes_offloaded != 0) {
+	if (st->populate_cmds != 0 || st->bytes_token != 0) {
+		json_token(j, st);
+	}
+	if (st->xcopy_cmds != 0 || lid1 != 0) {
 		xcp_json_obj(j, NULL);
 		xcp_json_str(j, "kind", "extended-copy-lid1");
 		xcp_json_str(j, "command", "EXTENDED COPY (LID1)");
 		xcp_json_int(j, "opcode", 0x83);
 		xcp_json_int(j, "service_action", 0x00);
 		xcp_json_str(j, "segment_kind", "block-to-block (02h)");
-		xcp_json_u64(j, "bytes", st->bytes_offloaded);
+		xcp_json_u64(j, "bytes", lid1);
 		xcp_json_u64(j, "commands", st->xcopy_cmds);
 		xcp_json_u64(j, "failed", st->xcopy_failed);
 		xcp_json_u64(j, "segments", st->segments);

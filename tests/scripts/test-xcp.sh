@@ -59,6 +59,9 @@ check "--stats (text) as before" bash -c "grep -qx 'bytes by fallback: $((6 * 10
 "$XCP" --stats=json src d6 >d6.json
 check "--stats=json without flags: offloaded + host = the file" json d6.json '
 assert d["bytes_offloaded"] + d["bytes_host"] == n and d["result"] == "copied", d'
+"$XCP" --method=odx --stats src d10 >d10.txt
+check "--method=odx on a file not on SCSI: copied by the host, per-method lines" \
+	bash -c "cmp -s src d10 && grep -qx 'bytes by token:    0' d10.txt && grep -q '^token commands:    0 populate' d10.txt"
 mkdir dir
 "$XCP" src dir/
 check "DST a directory: SRC's base name in it (as cp)" cmp src dir/src
@@ -93,7 +96,7 @@ assert d["result"] == "open-failed" and d["exit_code"] == 4 and "missing" in d["
 rc=0; "$XCP" dir d8 2>err8 || rc=$?
 check "a directory as SRC: exit 4, says so" bash -c "[ $rc -eq 4 ] && grep -q 'not directory trees' err8"
 for bad in "--stats=xml src d9" "--bogus src d9" "--require-offload --no-offload src d9" "src" \
-	"--blocks 1 src d9" "--length x src d9"; do
+	"--blocks 1 src d9" "--length x src d9" "--method=lid4 src d9"; do
 	rc=0
 	# shellcheck disable=SC2086 # the words are the arguments
 	"$XCP" $bad >/dev/null 2>&1 || rc=$?
