@@ -5,7 +5,9 @@
  * xcm_xcopy_cdb_check + xcm_list_parse under the limits it reported
  * (xcm_rcr_encode_op_params / xcm_vpd_tpc_encode), executes the segments on
  * memory LUs, and answers with sense from xcm_sense_build. Scripts inject
- * failures into chosen commands.
+ * failures into chosen commands. With `tok` it also answers POPULATE TOKEN,
+ * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN through the engine's
+ * token codec (test_host_fake_tokens.c).
  *
  * Commands may arrive from several threads: the fake serialises them, except
  * that an EXTENDED COPY waits (up to gather_ms, lock released) until `gather`
