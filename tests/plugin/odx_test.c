@@ -464,10 +464,21 @@ abort_list(struct tcmu_device *d, uint32_t id)
 	return run_cmd(d, cdb, none, 0, NULL);
 }
 
+/* RECEIVE COPY STATUS (LID4) of list id on d: the raw response into buf[64]. */
+static int
+rcs4_raw(struct tcmu_device *d, uint32_t id, uint8_t *buf)
+{
+	uint8_t cdb[16];
+
+	memset(buf, 0, 64);
+	xcm_cdb_rcs4(cdb, id, 64);
+	return run_cmd(d, cdb, buf, 64, NULL) == TCMU_STS_OK ? 0 : -1;
+}
+
 static void
 test_abort(void)
 {
-	uint8_t tok[512];
+	uint8_t tok[512], rcs[64];
 	struct xcm_rcs4 st;
 	uint64_t blocks;
 	pthread_t th;
@@ -509,6 +520,21 @@ test_abort(void)
 			(unsigned long long)blocks);
 	}
 	CHECK(st.op_status == XCM_RCS4_TERMINATED && blocks == (1u << 20) / BS);
+	/* SPC-4 6.18.3: the WUT's status (CHECK CONDITION) and its sense: COPY ABORTED */
+	CHECK(st.sa == XCM_SA_WRITE_USING_TOKEN && st.cmd_status == 0x02 && st.sense_len >= 14 &&
+	      (st.sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	/*
+	 * RECEIVE COPY STATUS (LID4) says the same: TERMINATED, CHECK CONDITION,
+	 * COPY ABORTED, the bytes written (its TRANSFER COUNT UNITS: 00h, bytes)
+	 */
+	CHECK(rcs4_raw(&g_a, 0x802, rcs) == 0);
+	CHECK((rcs[4] & 0x1F) == XCM_SA_WRITE_USING_TOKEN && (rcs[5] & 0x7F) == XCM_RCS4_TERMINATED &&
+	      rcs[12] == 0x02 && rcs[15] == XCM_TC_UNITS_BYTES && xcm_get_be64(rcs + 16) == 1u << 20 &&
+	      (rcs[32 + 2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	if ((rcs[5] & 0x7F) != XCM_RCS4_TERMINATED || xcm_get_be64(rcs + 16) != 1u << 20) {
+		fprintf(stderr, "  WUT abort RCS4: sa %02x status %02x cmd %02x units %02x count %llu\n",
+			rcs[4], rcs[5], rcs[12], rcs[15], (unsigned long long)xcm_get_be64(rcs + 16));
+	}
 	put_file("stats/lu_a.fault", "off\n");
 	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 1u << 20));
 }
