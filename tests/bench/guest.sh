@@ -9,6 +9,8 @@
 #   async.csv     issue 10 rows: store limit (the store's own copy_file_range),
 #                 8 copies in flight vs one after another, read latency while a
 #                 client sends 4 MiB EXTENDED COPY commands back to back
+#   odx.csv       issue 12 rows: LID1 vs ODX (PT + 64 MiB WUTs) vs LIO, SG_IO
+#                 through tcm_loop (tests/bench/guest_odx.sh)
 #   inflight.csv  issue 14 rows: one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
@@ -26,6 +28,8 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/lab/lib.sh
 . "$HERE/../lab/lib.sh"
+# shellcheck source=tests/bench/guest_odx.sh
+. "$HERE/guest_odx.sh"
 lab_require_guest
 
 XCP=$LAB_BUILD/host/xcp
@@ -526,16 +530,17 @@ fill_source() {   # STORE
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext async inflight clone" (default all)
+# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx" (default all)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
-want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
+want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
-if want rows || want lat; then
+if want rows || want lat || want odx; then
 	say "reflink XFS store: user:xcopy clone path"
 	mkstore rl 1
 	fill_source rl
 	want rows && path clone user rl ""
 	want lat && lat clone user rl ""
+	want odx && odxphase rl user
 	rmstore rl
 fi
 want clone && clonescale
@@ -562,6 +567,7 @@ if want async; then
 	lat4m lio fileio nr ""
 fi
 want inflight && inflight cfr user nr ""
+want odx && odxphase nr user fileio
 want ext && extents nr
 # last: tcmu-runner's core XCOPY has killed the daemon (double free) in a
 # 1 GiB run; nothing may depend on tcmu-runner after it

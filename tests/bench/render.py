@@ -14,6 +14,8 @@ import math
 import os
 import sys
 
+from render_odx import odx_lines
+
 GOAL_REFLINK = 50.0
 GOAL_NONREFLINK = 3.0
 GOAL_LINK_PCT = 0.1
@@ -293,6 +295,7 @@ def main():
 
     # ---- issue 14: commands in flight (its own file, its own lines) -----------------
     md.extend(inflight_lines(raw))
+    md.extend(odx_lines(raw))
 
     cs = []
     p = os.path.join(raw, "clonescale.csv")
