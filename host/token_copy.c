@@ -6,8 +6,9 @@
  * (SBC-4 5.8), one RECEIVE ROD TOKEN INFORMATION for the 512-byte token
  * (SPC-4 6.19.4), then WRITE USING TOKEN on the destination LU (SBC-4 5.55)
  * in steps of at most the OPTIMAL TRANSFER COUNT and 64 MiB, each with its
- * OFFSET INTO ROD, the last one with DEL_TKN. IMMED is 0 throughout, so the
- * status of each command is final. Every range a command did not do goes to
+ * OFFSET INTO ROD, the last one with DEL_TKN, each followed by RRTI for the
+ * blocks it transferred (a step cut short is continued from where it
+ * ended). IMMED is 0 throughout, so the status of each command is final. Every range a command did not do goes to
  * the caller's fallback with the reason decided from its sense (decide.c).
  * All bytes on the wire come from the engine's token codec.
  */
@@ -94,7 +95,7 @@ tok_stat(struct trun *r, uint64_t *field, bool failed)
 /* One token command (retried while transient); the verdict from its sense. */
 static void
 tok_cmd(struct trun *r, struct xcopy_dev *dev, const uint8_t *cdb, enum xch_dir dir, size_t len,
-	uint64_t *counter, struct xch_verdict *v)
+	uint64_t *counter, bool sticky, struct xch_verdict *v)
 {
 	struct xch_cmd c;
 	int i, rc;
@@ -118,7 +119,7 @@ tok_cmd(struct trun *r, struct xcopy_dev *dev, const uint8_t *cdb, enum xch_dir 
 		XCH_DBG("%s: token command 83h/84h sa %02xh -> %s (exec %d, status 0x%02x)",
 			dev->name, cdb[1] & 0x1F, xcopy_fallback_reason_name(v->reason), rc,
 			c.status);
-		if (v->act == XCH_ACT_DISABLE) {
+		if (v->act == XCH_ACT_DISABLE && sticky) {
 			dev->tok.disabled = true;
 			dev->tok.disabled_why = v->reason;
 			XCH_INFO("%s: ROD tokens disabled: %s", dev->name,
@@ -149,13 +150,14 @@ populate(struct trun *r, uint8_t token[XCM_ROD_TOKEN_LEN], struct xch_verdict *v
 	w = xcm_wbuf_make(r->buf, TOK_BUF);
 	plen = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, l, &w);
 	xcm_cdb_populate_token(cdb, lid, (uint32_t)plen);
-	tok_cmd(r, r->src, cdb, XCH_DIR_OUT, plen, r->st ? &r->st->populate_cmds : NULL, v);
+	tok_cmd(r, r->src, cdb, XCH_DIR_OUT, plen, r->st ? &r->st->populate_cmds : NULL, true,
+		v);
 	if (v->act != XCH_ACT_DONE) {
 		return false;
 	}
 	xcm_cdb_rrti(cdb, lid, RRTI_ALLOC);
 	memset(r->buf, 0, RRTI_ALLOC);
-	tok_cmd(r, r->src, cdb, XCH_DIR_IN, RRTI_ALLOC, r->st ? &r->st->rrti_cmds : NULL, v);
+	tok_cmd(r, r->src, cdb, XCH_DIR_IN, RRTI_ALLOC, r->st ? &r->st->rrti_cmds : NULL, true, v);
 	if (v->act != XCH_ACT_DONE) {
 		return false;
 	}
@@ -230,11 +232,38 @@ step_ranges(struct trun *r, uint64_t off, uint64_t n)
 	}
 }
 
+/*
+ * Blocks a GOOD WRITE USING TOKEN of n blocks transferred: SBC-4 5.55 lets
+ * the copy manager write fewer, which RECEIVE ROD TOKEN INFORMATION on its
+ * list id tells (TRANSFER COUNT). No answer: the GOOD status stands for n.
+ */
+static uint64_t
+wut_transferred(struct trun *r, uint32_t lid, uint64_t n)
+{
+	uint8_t cdb[XCM_CDB16_LEN], tok[XCM_ROD_TOKEN_LEN];
+	struct xch_verdict v;
+	struct xcm_rcs4 rs;
+	uint64_t blocks;
+	bool has;
+
+	xcm_cdb_rrti(cdb, lid, RRTI_ALLOC);
+	memset(r->buf, 0, RRTI_ALLOC);
+	tok_cmd(r, r->dst, cdb, XCH_DIR_IN, RRTI_ALLOC, r->st ? &r->st->rrti_cmds : NULL, false,
+		&v);
+	if (v.act != XCH_ACT_DONE ||
+	    xcm_rrti_decode(xcm_span_make(r->buf, RRTI_ALLOC), &rs, &blocks, &has, tok) != 0 ||
+	    rs.sa != XCM_SA_WRITE_USING_TOKEN || blocks > n) {
+		return n;
+	}
+	return blocks;
+}
+
 /* WRITE USING TOKEN of blocks [off, off + n) of the token; DEL_TKN on the last. */
-static void
+static uint32_t
 write_step(struct trun *r, const uint8_t token[XCM_ROD_TOKEN_LEN], uint64_t off, uint64_t n,
 	   struct xch_verdict *v)
 {
+	uint32_t lid = xch_lid4_next();
 	struct xcm_tok_list *l = r->list;
 	uint8_t cdb[XCM_CDB16_LEN];
 	struct xcm_wbuf w;
@@ -247,8 +276,9 @@ write_step(struct trun *r, const uint8_t token[XCM_ROD_TOKEN_LEN], uint64_t off,
 	memcpy(l->token, token, XCM_ROD_TOKEN_LEN);
 	w = xcm_wbuf_make(r->buf, TOK_BUF);
 	plen = xcm_tok_list_encode(XCM_SA_WRITE_USING_TOKEN, l, &w);
-	xcm_cdb_write_using_token(cdb, xch_lid4_next(), (uint32_t)plen);
-	tok_cmd(r, r->dst, cdb, XCH_DIR_OUT, plen, r->st ? &r->st->wut_cmds : NULL, v);
+	xcm_cdb_write_using_token(cdb, lid, (uint32_t)plen);
+	tok_cmd(r, r->dst, cdb, XCH_DIR_OUT, plen, r->st ? &r->st->wut_cmds : NULL, true, v);
+	return lid;
 }
 
 static void
@@ -271,7 +301,8 @@ run_batch(struct trun *r)
 {
 	uint8_t token[XCM_ROD_TOKEN_LEN];
 	struct xch_verdict v;
-	uint64_t off = 0, n;
+	uint64_t off = 0, n, got;
+	uint32_t lid;
 	int rc;
 
 	if (r->src->tok.disabled || r->dst->tok.disabled) {
@@ -283,11 +314,16 @@ run_batch(struct trun *r)
 	}
 	while (off < r->total) {
 		n = r->total - off < r->step_cap ? r->total - off : r->step_cap;
-		write_step(r, token, off, n, &v);
-		if (v.act == XCH_ACT_DONE) {
-			count_token(r, n);
-			off += n;
+		lid = write_step(r, token, off, n, &v);
+		got = v.act == XCH_ACT_DONE ? wut_transferred(r, lid, n) : 0;
+		if (got > 0) {
+			/* fewer than asked: the next step starts where this one ended */
+			count_token(r, got);
+			off += got;
 			continue;
+		}
+		if (v.act == XCH_ACT_DONE) {
+			v.reason = XCOPY_FB_COPY_ABORTED;  /* GOOD, yet nothing transferred */
 		}
 		/* the token is gone or the device refuses: the rest of the batch too */
 		if (v.act == XCH_ACT_DISABLE || v.reason == XCOPY_FB_TOKEN) {

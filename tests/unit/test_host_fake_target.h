@@ -75,6 +75,9 @@ struct fk {
 		struct xcm_err err;
 	} tokfail[FK_SCRIPT];
 	int ntokfail;
+	uint64_t wut_cap;          /* a WUT transfers at most this many blocks (0: all) */
+	uint32_t wut_lid[FK_WUT_LOG];  /* LIST IDENTIFIER of each WUT (for RRTI) */
+	uint64_t wut_done[FK_WUT_LOG]; /* blocks it transferred */
 	uint64_t wut_off[FK_WUT_LOG];  /* OFFSET INTO ROD of each WUT */
 	uint64_t wut_blocks[FK_WUT_LOG];
 	bool wut_del[FK_WUT_LOG];

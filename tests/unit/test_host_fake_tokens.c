@@ -130,10 +130,10 @@ tok_lba(const struct fk_token *t, uint64_t b)
 }
 
 static void
-tok_write(struct fk *f, int lu, const struct xcm_tok_list *l, struct xch_cmd *c)
+tok_write(struct fk *f, int lu, const struct xcm_tok_list *l, uint32_t lid, struct xch_cmd *c)
 {
 	struct fk_token *t = NULL;
-	uint64_t b = l->offset;
+	uint64_t b = l->offset, left = l->total_blocks;
 	uint32_t i, k;
 
 	for (i = 0; i < FK_TOKENS; i++) {
@@ -149,18 +149,23 @@ tok_write(struct fk *f, int lu, const struct xcm_tok_list *l, struct xch_cmd *c)
 		tok_fail(c, XCM_E_INVALID_FIELD_PARAM);
 		return;
 	}
+	if (f->wut_cap != 0 && left > f->wut_cap) {
+		left = f->wut_cap;
+	}
 	if (f->nwut <= FK_WUT_LOG) {
+		f->wut_lid[f->nwut - 1] = lid;
+		f->wut_done[f->nwut - 1] = left;
 		f->wut_off[f->nwut - 1] = l->offset;
 		f->wut_blocks[f->nwut - 1] = l->total_blocks;
 		f->wut_del[f->nwut - 1] = l->del_tkn;
 	}
 	for (i = 0; i < l->nranges; i++) {
-		for (k = 0; k < l->range[i].count; k++, b++) {
+		for (k = 0; k < l->range[i].count && left > 0; k++, b++, left--) {
 			memcpy(f->lu[lu].data + (l->range[i].lba + k) * FK_BS,
 			       f->lu[t->lu].data + tok_lba(t, b) * FK_BS, FK_BS);
 		}
 	}
-	if (l->del_tkn) {
+	if (l->del_tkn && b == l->offset + l->total_blocks) {
 		t->live = false;
 		f->ndel++;
 	}
@@ -192,9 +197,23 @@ tok_out(struct fk *f, int lu, struct xch_cmd *c)
 	} else if (sa == XCM_SA_POPULATE_TOKEN) {
 		tok_populate(f, lu, l, req.list_id);
 	} else {
-		tok_write(f, lu, l, c);
+		tok_write(f, lu, l, req.list_id, c);
 	}
 	free(l);
+}
+
+/* The logged WUT with this list id, or -1. */
+static int
+tok_wut_of(const struct fk *f, uint32_t lid)
+{
+	int i;
+
+	for (i = (f->nwut < FK_WUT_LOG ? f->nwut : FK_WUT_LOG) - 1; i >= 0; i--) {
+		if (f->wut_lid[i] == lid) {
+			return i;
+		}
+	}
+	return -1;
 }
 
 static void
@@ -216,20 +235,27 @@ tok_rrti(struct fk *f, struct xch_cmd *c)
 		tok_sense(c, &e);
 		return;
 	}
+	memset(&st, 0, sizeof(st));
+	st.op_status = XCM_RCS4_DONE;
+	st.est_delay_ms = 0xFFFFFFFEu;
 	for (i = 0; i < FK_TOKENS; i++) {
 		if (f->token[i].live && f->token[i].list_id == req.list_id) {
 			break;
 		}
 	}
-	if (i == FK_TOKENS) {
+	if (i < FK_TOKENS) {
+		st.sa = XCM_SA_POPULATE_TOKEN;
+		xcm_rrti_encode(&st, f->token[i].total, f->token[i].rod, &w);
+	} else if ((i = tok_wut_of(f, req.list_id)) >= 0) {
+		st.sa = XCM_SA_WRITE_USING_TOKEN;
+		if (f->wut_done[i] < f->wut_blocks[i]) {
+			st.op_status = XCM_RCS4_DONE_RESIDUAL;
+		}
+		xcm_rrti_encode(&st, f->wut_done[i], NULL, &w);
+	} else {
 		tok_fail(c, XCM_E_INVALID_FIELD_CDB);
 		return;
 	}
-	memset(&st, 0, sizeof(st));
-	st.sa = XCM_SA_POPULATE_TOKEN;
-	st.op_status = XCM_RCS4_DONE;
-	st.est_delay_ms = 0xFFFFFFFEu;
-	xcm_rrti_encode(&st, f->token[i].total, f->token[i].rod, &w);
 	n = xcm_wbuf_stored(&w);
 	memcpy(c->buf, b, n < c->len ? n : c->len);
 	c->resid = c->len - (n < c->len ? n : c->len);

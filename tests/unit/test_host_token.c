@@ -87,7 +87,7 @@ host_token_copy_one_token_one_write(void)
 	CU_ASSERT_TRUE(ut_range_is(t.f, 1, 100, 0, 10, 1000));
 	CU_ASSERT_TRUE(ut_block_is(t.f, 1, 1100, 1, 1100));
 	CU_ASSERT_EQUAL(t.f->npt, 1);
-	CU_ASSERT_EQUAL(t.f->nrrti, 1);
+	CU_ASSERT_EQUAL(t.f->nrrti, 2);   /* the token, then the WUT's transfer count */
 	CU_ASSERT_EQUAL(t.f->nwut, 1);
 	CU_ASSERT_EQUAL(t.f->ndel, 1);
 	CU_ASSERT_EQUAL(t.f->nxcopy, 0);
@@ -96,7 +96,7 @@ host_token_copy_one_token_one_write(void)
 	CU_ASSERT_EQUAL(t.st.bytes_token, 1000 * FK_BS);
 	CU_ASSERT_EQUAL(t.st.bytes_lid1, 0);
 	CU_ASSERT_EQUAL(t.st.populate_cmds, 1);
-	CU_ASSERT_EQUAL(t.st.rrti_cmds, 1);
+	CU_ASSERT_EQUAL(t.st.rrti_cmds, 2);
 	CU_ASSERT_EQUAL(t.st.wut_cmds, 1);
 	CU_ASSERT_EQUAL(t.st.token_failed, 0);
 	CU_ASSERT_EQUAL(t.st.bytes_fallback, 0);
@@ -121,6 +121,7 @@ host_token_writes_in_optimal_steps(void)
 		CU_ASSERT_EQUAL(t.f->wut_del[i], i == 7);
 	}
 	CU_ASSERT_EQUAL(t.f->ndel, 1);
+	CU_ASSERT_EQUAL(t.f->nrrti, 9);
 	/* without XCOPY_STATS_METHODS the method fields stay untouched */
 	CU_ASSERT_EQUAL(t.st.bytes_token, 0);
 	CU_ASSERT_EQUAL(t.st.bytes_offloaded, 1000 * FK_BS);
@@ -160,6 +161,29 @@ host_token_batches_at_token_size_and_ranges(void)
 	for (i = 0; i < 5; i++) {
 		CU_ASSERT_TRUE(ut_range_is(t.f, 1, p[i].dst_lba, 0, p[i].src_lba, 50));
 	}
+	tk_close(&t);
+}
+
+static void
+host_token_short_writes_continue(void)
+{
+	struct tk t;
+
+	/* each WUT transfers at most 60 blocks (RRTI: completed with residual) */
+	tk_open(&t, true, false, 100);
+	t.f->wut_cap = 60;
+	CU_ASSERT_EQUAL(xcopy_dev_copy(t.s, 0, t.d, 1000, 250,
+				       XCOPY_USE_TOKENS | XCOPY_STATS_METHODS, &t.st), 0);
+	CU_ASSERT_TRUE(ut_range_is(t.f, 1, 1000, 0, 0, 250));
+	/* 0+100 -> 60, 60+100 -> 60, 120+100 -> 60, 180+70 (DEL_TKN) -> 60, 240+10 */
+	CU_ASSERT_EQUAL(t.f->nwut, 5);
+	CU_ASSERT_EQUAL(t.f->wut_off[1], 60);
+	CU_ASSERT_EQUAL(t.f->wut_off[4], 240);
+	CU_ASSERT_EQUAL(t.f->wut_blocks[4], 10);
+	CU_ASSERT_TRUE(t.f->wut_del[3]);
+	CU_ASSERT_EQUAL(t.f->ndel, 1);
+	CU_ASSERT_EQUAL(t.st.bytes_token, 250 * FK_BS);
+	CU_ASSERT_EQUAL(t.st.bytes_fallback, 0);
 	tk_close(&t);
 }
 
@@ -255,6 +279,7 @@ static CU_TestInfo g_tests[] = {
 	{ "copy_one_token_one_write", host_token_copy_one_token_one_write },
 	{ "writes_in_optimal_steps", host_token_writes_in_optimal_steps },
 	{ "batches_at_token_size_and_ranges", host_token_batches_at_token_size_and_ranges },
+	{ "short_writes_continue", host_token_short_writes_continue },
 	{ "auto_method", host_token_auto_method },
 	{ "errors_fall_back_per_range", host_token_errors_fall_back_per_range },
 	{ "list_ids_differ", host_token_list_ids_differ },

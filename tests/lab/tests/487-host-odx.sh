@@ -4,9 +4,9 @@
 # reflink XFS store, exported together through tcm_loop and iSCSI:
 #   - a raw LBA range LU -> LU through SG_IO and through iscsi://, data read
 #     back O_DIRECT and compared; xcp --stats: every byte by token, 1 PT,
-#     1 RRTI, 1 WUT, no EXTENDED COPY; the target's counters (83h commands
-#     per LU): 1 on the source LU (the PT), 1 on the destination LU (the
-#     WUT), which wrote the bytes;
+#     2 RRTI (the token, the WUT's transfer count), 1 WUT, no EXTENDED COPY;
+#     the target's counters (83h commands per LU): 1 on the source LU (the
+#     PT), 1 on the destination LU (the WUT), which wrote the bytes;
 #   - a file copy on ext4 on a third user:xcopy LU, by token, cmp;
 #   - against LIO fileio (no ROD tokens in VPD 8Fh): --method=auto uses
 #     EXTENDED COPY (LID1), --method=odx falls back (reason no-tokens), both
@@ -64,7 +64,7 @@ token_case() {   # LABEL DST_LBA SRC DST
 		test "$(line "$W/$label.stats" "bytes by token")" = $((n * bs))
 	lab_check "$label: token commands '$(line "$W/$label.stats" "token commands")'" \
 		test "$(line "$W/$label.stats" "token commands")" = \
-		"1 populate, 1 rrti, 1 write-using-token (0 failed)"
+		"1 populate, 2 rrti, 1 write-using-token (0 failed)"
 	lab_check "$label: no EXTENDED COPY sent" grep -q '^xcopy commands: *0 ' "$W/$label.stats"
 	# the target counts every 83h command it answers: PT on oa, WUT on ob
 	lab_check "$label: target: oa answered $(($(xt_stat oa commands) - src0)) (the PT), ob $(($(xt_stat ob commands) - cmds0)) (the WUT) and wrote $(($(xt_stat ob bytes) - bytes0)) bytes" \
