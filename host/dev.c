@@ -170,6 +170,13 @@ xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
 		 d->caps.max_desc_list_len, d->caps.max_seg_len, d->caps.offload,
 		 d->disabled ? " reason=" : "",
 		 d->disabled ? xcopy_fallback_reason_name(d->disabled_why) : "");
+	if (d->tok.offered) {
+		XCH_INFO("%s: ROD tokens: ranges=%u max_blocks=%llu optimal_blocks=%llu "
+			 "inactivity=%us lid1=%d",
+			 d->name, d->tok.max_ranges, (unsigned long long)d->tok.max_token_blocks,
+			 (unsigned long long)d->tok.optimal_blocks, d->tok.default_inactivity_s,
+			 d->tok.lid1);
+	}
 	*out = d;
 	return 0;
 }
