@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iovec helpers of the handler: data-in fill and full-length positioned I/O
+ * over a TCMU iovec (never modify the caller's iovec).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "handler.h"
+
+/* Data-in: src then zeros for the rest of the buffer (no stale ring bytes leak). */
+void
+xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
+{
+	size_t i, n;
+
+	for (i = 0; i < cnt; i++) {
+		n = iov[i].iov_len < len ? iov[i].iov_len : len;
+		if (n > 0) {
+			memcpy(iov[i].iov_base, src, n);
+		}
+		memset((uint8_t *)iov[i].iov_base + n, 0, iov[i].iov_len - n);
+		src += n;
+		len -= n;
+	}
+}
+
+/* All len bytes at off through preadv/pwritev (wr), retrying short transfers; 0 or -errno. */
+int
+xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr)
+{
+	struct iovec local[64];
+	struct iovec *v = cnt <= 64 ? local : malloc(cnt * sizeof(*v));
+	size_t i = 0, done = 0;
+	ssize_t n;
+	int rc = 0;
+
+	if (v == NULL) {
+		return -ENOMEM;
+	}
+	memcpy(v, iov, cnt * sizeof(*v));
+	while (done < len) {
+		while (i < cnt && v[i].iov_len == 0) {
+			i++;
+		}
+		if (i == cnt) {
+			break;
+		}
+		n = wr ? pwritev(fd, v + i, (int)(cnt - i < 1024 ? cnt - i : 1024), off + (off_t)done)
+		       : preadv(fd, v + i, (int)(cnt - i < 1024 ? cnt - i : 1024), off + (off_t)done);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+		while (n > 0 && i < cnt) {
+			size_t k = v[i].iov_len < (size_t)n ? v[i].iov_len : (size_t)n;
+			v[i].iov_base = (uint8_t *)v[i].iov_base + k;
+			v[i].iov_len -= k;
+			n -= (ssize_t)k;
+			if (v[i].iov_len == 0) {
+				i++;
+			}
+		}
+	}
+	if (v != local) {
+		free(v);
+	}
+	return rc;
+}

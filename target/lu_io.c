@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Ordinary I/O callouts of the handler (worker threads; return a TCMU_STS code). */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "handler.h"
+#include "odx.h"
+
+int
+xh_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+	size_t len, off_t off)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int rc = xt_iov_io(lu->fd, iov, cnt, len, off, false);
+
+	if (rc != 0) {
+		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+			     strerror(-rc));
+		return TCMU_STS_RD_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+int
+xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+	 size_t len, off_t off)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int rc;
+
+	/*
+	 * WRITE, WRITE SAME, COMPARE AND WRITE cancel the change vulnerable
+	 * tokens they overlap: before (a WUT reading them now fails) and after
+	 * (a POPULATE TOKEN that ended meanwhile made a token of the old data).
+	 */
+	xt_tok_note_write(lu, (uint64_t)off, len);
+	rc = xt_iov_io(lu->fd, iov, cnt, len, off, true);
+	xt_tok_note_write(lu, (uint64_t)off, len);
+
+	/*
+	 * WCE = 0 (write-through) promises the data is on the medium when the
+	 * command completes: initiators then send no SYNCHRONIZE CACHE.
+	 */
+	if (rc == 0 && !tcmu_dev_get_write_cache_enabled(dev) && fdatasync(lu->fd) != 0) {
+		rc = -errno;
+	}
+	if (rc != 0) {
+		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+			     strerror(-rc));
+		return TCMU_STS_WR_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+int
+xh_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int sts;
+
+	/* an EXTENDED COPY handed over as SYNCHRONIZE CACHE (async.c) */
+	if (xt_async_run(lu, cmd, &sts)) {
+		return sts;
+	}
+	if (fdatasync(lu->fd) != 0) {
+		tcmu_dev_err(dev, "fdatasync %s: %s\n", lu->cfg.path, strerror(errno));
+		return TCMU_STS_WR_ERR;
+	}
+	return TCMU_STS_OK;
+}
+
+/* UNMAP: punch a hole (reads return zeros, as the core's LBPRZ=1 promises). */
+static int
+unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
+{
+	static const uint8_t zeros[65536];
+	uint64_t done = 0;
+	size_t n;
+
+	if (fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		      (off_t)len) == 0) {
+		return TCMU_STS_OK;
+	}
+	if (fallocate(lu->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		      (off_t)len) == 0) {
+		return TCMU_STS_OK;
+	}
+	while (done < len) {
+		n = len - done < sizeof(zeros) ? (size_t)(len - done) : sizeof(zeros);
+		if (pwrite(lu->fd, zeros, n, (off_t)(off + done)) != (ssize_t)n) {
+			tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path,
+				     (unsigned long long)off, strerror(errno));
+			return TCMU_STS_WR_ERR;
+		}
+		done += n;
+	}
+	return TCMU_STS_OK;
+}
+
+int
+xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+{
+	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	int sts;
+
+	xt_tok_note_write(lu, off, len);   /* as xh_write: before and after */
+	sts = unmap_range(dev, lu, off, len);
+	xt_tok_note_write(lu, off, len);
+	return sts;
+}
