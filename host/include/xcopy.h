@@ -28,6 +28,9 @@
 extern "C" {
 #endif
 
+/* Defined where the method flags and per-method statistics below exist. */
+#define XCOPY_HAVE_METHODS 1
+
 /* Flags for xcopy_file_range() and xcopy_dev_copy(). */
 enum {
 	/* Never fall back: fail with -EOPNOTSUPP (device refuses or cannot
@@ -37,18 +40,19 @@ enum {
 	 * READ/WRITE). */
 	XCOPY_NO_OFFLOAD = 1u << 1,
 	/*
-	 * Offload method (libxcopy >= 0.3). Neither flag: automatic, EXTENDED
-	 * COPY (LID1) where the devices offer it, ROD tokens (POPULATE TOKEN +
-	 * WRITE USING TOKEN, "ODX") where both offer tokens but not LID1.
-	 * XCOPY_USE_LID1: EXTENDED COPY only. XCOPY_USE_TOKENS: tokens
-	 * only. Ranges the method cannot do fall back as usual.
+	 * Offload method (where XCOPY_HAVE_METHODS is defined). Neither flag:
+	 * automatic, EXTENDED COPY (LID1) where the devices offer it, ROD
+	 * tokens (POPULATE TOKEN + WRITE USING TOKEN, "ODX") where both offer
+	 * tokens but not LID1 (or LID1 was refused for good). XCOPY_USE_LID1:
+	 * EXTENDED COPY only. XCOPY_USE_TOKENS: tokens only. Ranges the method
+	 * cannot do fall back as usual. Both: -EINVAL.
 	 */
 	XCOPY_USE_LID1 = 1u << 2,
 	XCOPY_USE_TOKENS = 1u << 3,
 	/*
-	 * stats points to a struct xcopy_stats with the per-method fields
-	 * (libxcopy >= 0.3; without it they are never written, so a program
-	 * built against an older header keeps its smaller struct intact).
+	 * stats points to a struct xcopy_stats with the per-method fields;
+	 * without this flag they are never written, so a program built against
+	 * a header without them keeps its smaller struct intact.
 	 */
 	XCOPY_STATS_METHODS = 1u << 4,
 };
@@ -97,7 +101,7 @@ struct xcopy_stats {
 	uint64_t other_cmds;          /* discovery, READ/WRITE fallback commands */
 	uint64_t fallback_ranges[XCOPY_FB_REASON_MAX]; /* ranges per reason */
 	uint64_t fallback_bytes[XCOPY_FB_REASON_MAX];  /* bytes per reason */
-	/* Written only when the call's flags have XCOPY_STATS_METHODS (>= 0.3): */
+	/* Written only when the call's flags have XCOPY_STATS_METHODS: */
 	uint64_t bytes_lid1;          /* of bytes_offloaded: by EXTENDED COPY (LID1) */
 	uint64_t bytes_token;         /* of bytes_offloaded: by WRITE USING TOKEN */
 	uint64_t populate_cmds;       /* POPULATE TOKEN commands sent */
