@@ -31,6 +31,85 @@ why_set(char *why, size_t whylen, const char *fmt, ...)
 	}
 }
 
+/* The index of val in names (enum order), or -1. */
+static int
+cfg_choice(const char *val, const char *const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(val, names[i]) == 0) {
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+static const char *const g_clone_opts[] = { "auto", "always", "never" };   /* enum xt_clone */
+static const char *const g_cfr_opts[] = { "auto", "never" };               /* enum xt_cfr */
+static const char *const g_xcopy_opts[] = { "engine", "core" };            /* enum xt_xcopy */
+static const char *const g_wb_opts[] = { "early", "late" };                /* wb_late */
+
+#define CFG_CHOICE(val, names) cfg_choice((val), (names), sizeof(names) / sizeof((names)[0]))
+
+static int
+cfg_copy_nice(const char *val, struct xt_cfg *c, char *why, size_t whylen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(val, &end, 10);
+	if (errno != 0 || end == val || *end != '\0' || v < 0 || v > 19) {
+		why_set(why, whylen, "copy_nice=%s: expected 0 to 19", val);
+		return -EINVAL;
+	}
+	c->copy_nice = (int)v;
+	return 0;
+}
+
+/* key=val with both NUL-terminated; 0 or -EINVAL with why set. */
+static int
+cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t whylen)
+{
+	int i;
+
+	if (strncmp(buf, "clone=", 6) == 0) {
+		if ((i = CFG_CHOICE(val, g_clone_opts)) < 0) {
+			why_set(why, whylen, "clone=%s: expected auto, always or never", val);
+			return -EINVAL;
+		}
+		c->clone = (enum xt_clone)i;
+	} else if (strncmp(buf, "cfr=", 4) == 0) {
+		if ((i = CFG_CHOICE(val, g_cfr_opts)) < 0) {
+			why_set(why, whylen, "cfr=%s: expected auto or never", val);
+			return -EINVAL;
+		}
+		c->cfr = (enum xt_cfr)i;
+	} else if (strncmp(buf, "xcopy=", 6) == 0) {
+		if ((i = CFG_CHOICE(val, g_xcopy_opts)) < 0) {
+			why_set(why, whylen, "xcopy=%s: expected engine or core", val);
+			return -EINVAL;
+		}
+		c->xcopy = (enum xt_xcopy)i;
+	} else if (strncmp(buf, "copy_nice=", 10) == 0) {
+		return cfg_copy_nice(val, c, why, whylen);
+	} else if (strncmp(buf, "writeback=", 10) == 0) {
+		if ((i = CFG_CHOICE(val, g_wb_opts)) < 0) {
+			why_set(why, whylen, "writeback=%s: expected early or late", val);
+			return -EINVAL;
+		}
+		c->wb_late = i == 1;
+	} else if (strncmp(buf, "fault=", 6) == 0) {
+		/* reliability tests only (fault.c) */
+		return xt_fault_parse(val, &c->fault, why, whylen);
+	} else {
+		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)", buf);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* One "key=value" option (not NUL-terminated: [opt, opt + len)). */
 static int
 cfg_option(const char *opt, size_t len, struct xt_cfg *c, char *why, size_t whylen)
@@ -52,64 +131,7 @@ cfg_option(const char *opt, size_t len, struct xt_cfg *c, char *why, size_t whyl
 		why_set(why, whylen, "option '%s' has no '=value'", buf);
 		return -EINVAL;
 	}
-	val++;
-	if (strncmp(buf, "clone=", 6) == 0) {
-		if (strcmp(val, "auto") == 0) {
-			c->clone = XT_CLONE_AUTO;
-		} else if (strcmp(val, "always") == 0) {
-			c->clone = XT_CLONE_ALWAYS;
-		} else if (strcmp(val, "never") == 0) {
-			c->clone = XT_CLONE_NEVER;
-		} else {
-			why_set(why, whylen, "clone=%s: expected auto, always or never", val);
-			return -EINVAL;
-		}
-	} else if (strncmp(buf, "cfr=", 4) == 0) {
-		if (strcmp(val, "auto") == 0) {
-			c->cfr = XT_CFR_AUTO;
-		} else if (strcmp(val, "never") == 0) {
-			c->cfr = XT_CFR_NEVER;
-		} else {
-			why_set(why, whylen, "cfr=%s: expected auto or never", val);
-			return -EINVAL;
-		}
-	} else if (strncmp(buf, "xcopy=", 6) == 0) {
-		if (strcmp(val, "engine") == 0) {
-			c->xcopy = XT_XCOPY_ENGINE;
-		} else if (strcmp(val, "core") == 0) {
-			c->xcopy = XT_XCOPY_CORE;
-		} else {
-			why_set(why, whylen, "xcopy=%s: expected engine or core", val);
-			return -EINVAL;
-		}
-	} else if (strncmp(buf, "copy_nice=", 10) == 0) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(val, &end, 10);
-		if (errno != 0 || end == val || *end != '\0' || v < 0 || v > 19) {
-			why_set(why, whylen, "copy_nice=%s: expected 0 to 19", val);
-			return -EINVAL;
-		}
-		c->copy_nice = (int)v;
-	} else if (strncmp(buf, "writeback=", 10) == 0) {
-		if (strcmp(val, "early") == 0) {
-			c->wb_late = false;
-		} else if (strcmp(val, "late") == 0) {
-			c->wb_late = true;
-		} else {
-			why_set(why, whylen, "writeback=%s: expected early or late", val);
-			return -EINVAL;
-		}
-	} else if (strncmp(buf, "fault=", 6) == 0) {
-		/* reliability tests only (fault.c) */
-		return xt_fault_parse(val, &c->fault, why, whylen);
-	} else {
-		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)", buf);
-		return -EINVAL;
-	}
-	return 0;
+	return cfg_keyval(buf, val + 1, c, why, whylen);
 }
 
 int
