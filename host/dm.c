@@ -62,6 +62,36 @@ dm_quiet(int level, const char *file, int line, int dm_errno, const char *f, ...
 	(void)f;
 }
 
+/* Appends "START LEN TYPE PARAMS\n" to *buf (grown by doubling up to DM_TABLE_MAX). */
+static int
+tbl_append(char **buf, size_t *used, size_t *cap, uint64_t start, uint64_t len,
+	   const char *type, const char *params)
+{
+	int n;
+
+	for (;;) {
+		n = snprintf(*buf == NULL ? NULL : *buf + *used, *cap - *used,
+			     "%" PRIu64 " %" PRIu64 " %s %s\n", start, len, type,
+			     params != NULL ? params : "");
+		if (n < 0) {
+			return -EIO;
+		}
+		if ((size_t)n < *cap - *used) {
+			*used += (size_t)n;
+			return 0;
+		}
+		if (*cap >= DM_TABLE_MAX) {
+			return -E2BIG;
+		}
+		char *nb = realloc(*buf, *cap == 0 ? 4096 : *cap * 2);
+		if (nb == NULL) {
+			return -ENOMEM;
+		}
+		*buf = nb;
+		*cap = *cap == 0 ? 4096 : *cap * 2;
+	}
+}
+
 /*
  * The live table of MAJ:MIN as text ("START LEN TYPE PARAMS\n" per target).
  * 0, -ENXIO (no such volume), -EBUSY (suspended), -ENOMEM, -EIO.
@@ -97,35 +127,13 @@ dm_table_text(unsigned major, unsigned minor, char **out)
 		goto out;
 	}
 	do {
-		int n;
-
 		next = dm_get_next_target(t, next, &start, &len, &type, &params);
 		if (type == NULL) {
 			break;
 		}
-		for (;;) {
-			n = snprintf(buf == NULL ? NULL : buf + used, cap - used,
-				     "%" PRIu64 " %" PRIu64 " %s %s\n", start, len, type,
-				     params != NULL ? params : "");
-			if (n < 0) {
-				rc = -EIO;
-				goto out;
-			}
-			if ((size_t)n < cap - used) {
-				used += (size_t)n;
-				break;
-			}
-			if (cap >= DM_TABLE_MAX) {
-				rc = -E2BIG;
-				goto out;
-			}
-			char *nb = realloc(buf, cap == 0 ? 4096 : cap * 2);
-			if (nb == NULL) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap = cap == 0 ? 4096 : cap * 2;
+		rc = tbl_append(&buf, &used, &cap, start, len, type, params);
+		if (rc != 0) {
+			goto out;
 		}
 	} while (next != NULL);
 	if (buf == NULL) {
