@@ -24,11 +24,45 @@ enum {
 	FIEMAP_BATCH = 256,
 };
 
+/* Appends fm's mapped extents to *v (grown by doubling); advances *pos, sets *last. */
+static int
+fext_take(const struct fiemap *fm, struct xch_fext **v, size_t *cnt, size_t *cap,
+	  uint64_t *pos, bool *last)
+{
+	struct xch_fext *nv;
+	uint32_t i;
+
+	for (i = 0; i < fm->fm_mapped_extents; i++) {
+		const struct fiemap_extent *e = &fm->fm_extents[i];
+
+		if (*cnt == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			nv = realloc(*v, *cap * sizeof(**v));
+			if (nv == NULL) {
+				return -ENOMEM;
+			}
+			*v = nv;
+		}
+		(*v)[*cnt].logical = e->fe_logical;
+		(*v)[*cnt].physical = e->fe_physical;
+		(*v)[*cnt].length = e->fe_length;
+		(*v)[*cnt].flags = e->fe_flags;
+		(*cnt)++;
+		if (e->fe_flags & FIEMAP_EXTENT_LAST) {
+			*last = true;
+		}
+		if (e->fe_logical + e->fe_length > *pos) {
+			*pos = e->fe_logical + e->fe_length;
+		}
+	}
+	return 0;
+}
+
 int
 xch_fiemap(int fd, uint64_t start, uint64_t len, struct xch_fext **out, size_t *n)
 {
 	struct fiemap *fm;
-	struct xch_fext *v = NULL, *nv;
+	struct xch_fext *v = NULL;
 	size_t cnt = 0, cap = 0;
 	uint64_t pos = start, end = start + len;
 	uint32_t flags = FIEMAP_FLAG_SYNC;
@@ -45,8 +79,6 @@ xch_fiemap(int fd, uint64_t start, uint64_t len, struct xch_fext **out, size_t *
 		return -ENOMEM;
 	}
 	while (!last && pos < end) {
-		uint32_t i;
-
 		memset(fm, 0, sizeof(*fm));
 		fm->fm_start = pos;
 		fm->fm_length = end - pos;
@@ -61,32 +93,11 @@ xch_fiemap(int fd, uint64_t start, uint64_t len, struct xch_fext **out, size_t *
 		if (fm->fm_mapped_extents == 0) {
 			break;
 		}
-		for (i = 0; i < fm->fm_mapped_extents; i++) {
-			const struct fiemap_extent *e = &fm->fm_extents[i];
-
-			if (cnt == cap) {
-				cap = cap ? cap * 2 : 64;
-				nv = realloc(v, cap * sizeof(*v));
-				if (nv == NULL) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				v = nv;
-			}
-			v[cnt].logical = e->fe_logical;
-			v[cnt].physical = e->fe_physical;
-			v[cnt].length = e->fe_length;
-			v[cnt].flags = e->fe_flags;
-			cnt++;
-			if (e->fe_flags & FIEMAP_EXTENT_LAST) {
-				last = true;
-			}
-			if (e->fe_logical + e->fe_length > pos) {
-				pos = e->fe_logical + e->fe_length;
-			}
+		rc = fext_take(fm, &v, &cnt, &cap, &pos, &last);
+		if (rc != 0) {
+			break;
 		}
 	}
-out:
 	free(fm);
 	if (rc != 0) {
 		free(v);
