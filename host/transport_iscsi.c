@@ -41,6 +41,40 @@ struct iscsi_ctx {
 	bool no_more;           /* a login failed: make do with n */
 };
 
+/* Status, sense (CHECK CONDITION), data-in bytes and residual of a completed task into c. */
+static void
+is_take_result(const struct scsi_task *task, struct xch_cmd *c)
+{
+	c->status = (uint8_t)task->status;
+	if (task->status == SCSI_STATUS_CHECK_CONDITION) {
+		if (task->datain.size >= 2 && task->datain.data != NULL) {
+			size_t n = (size_t)task->datain.size - 2;
+			size_t slen = xcm_get_be16(task->datain.data);
+
+			if (slen < n) {
+				n = slen;
+			}
+			if (n > sizeof(c->sense)) {
+				n = sizeof(c->sense);
+			}
+			memcpy(c->sense, task->datain.data + 2, n);
+			c->sense_len = (uint8_t)n;
+		}
+	} else if (c->dir == XCH_DIR_IN) {
+		size_t n = task->datain.size > 0 ? (size_t)task->datain.size : 0;
+
+		if (n > c->len) {
+			n = c->len;
+		}
+		if (n > 0) {
+			memcpy(c->buf, task->datain.data, n);
+		}
+		c->resid = c->len - n;
+	} else if (task->residual_status == SCSI_RESIDUAL_UNDERFLOW) {
+		c->resid = task->residual;
+	}
+}
+
 static int
 is_exec_on(struct iscsi_context *iscsi, int lun, struct xch_cmd *c)
 {
@@ -75,34 +109,7 @@ is_exec_on(struct iscsi_context *iscsi, int lun, struct xch_cmd *c)
 		scsi_free_scsi_task(task);
 		return rc;
 	}
-	c->status = (uint8_t)task->status;
-	if (task->status == SCSI_STATUS_CHECK_CONDITION) {
-		if (task->datain.size >= 2 && task->datain.data != NULL) {
-			size_t n = (size_t)task->datain.size - 2;
-			size_t slen = xcm_get_be16(task->datain.data);
-
-			if (slen < n) {
-				n = slen;
-			}
-			if (n > sizeof(c->sense)) {
-				n = sizeof(c->sense);
-			}
-			memcpy(c->sense, task->datain.data + 2, n);
-			c->sense_len = (uint8_t)n;
-		}
-	} else if (c->dir == XCH_DIR_IN) {
-		size_t n = task->datain.size > 0 ? (size_t)task->datain.size : 0;
-
-		if (n > c->len) {
-			n = c->len;
-		}
-		if (n > 0) {
-			memcpy(c->buf, task->datain.data, n);
-		}
-		c->resid = c->len - n;
-	} else if (task->residual_status == SCSI_RESIDUAL_UNDERFLOW) {
-		c->resid = task->residual;
-	}
+	is_take_result(task, c);
 	scsi_free_scsi_task(task);
 	return 0;
 }
