@@ -71,6 +71,34 @@ exists(const char *dir, const char *name)
 	return stat(path, &st) == 0;
 }
 
+/* Size (and for a partition its start) of the device at dir; a partition's dir becomes its disk's. */
+static int
+sysfs_sizes(char *dir, struct xch_blk *out)
+{
+	char *slash;
+	int rc;
+
+	if (!exists(dir, "partition")) {
+		return read_u64(dir, "size", &out->size);
+	}
+	out->is_partition = true;
+	rc = read_u64(dir, "start", &out->start);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = read_u64(dir, "size", &out->size);
+	if (rc != 0) {
+		return rc;
+	}
+	/* the disk is the parent directory */
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir) {
+		return -ENODEV;
+	}
+	*slash = '\0';
+	return 0;
+}
+
 int
 xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xch_blk *out)
 {
@@ -93,27 +121,9 @@ xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xc
 		return -ENAMETOOLONG;
 	}
 	strcpy(out->name, name);
-	if (exists(dir, "partition")) {
-		out->is_partition = true;
-		rc = read_u64(dir, "start", &out->start);
-		if (rc != 0) {
-			return rc;
-		}
-		rc = read_u64(dir, "size", &out->size);
-		if (rc != 0) {
-			return rc;
-		}
-		/* the disk is the parent directory */
-		slash = strrchr(dir, '/');
-		if (slash == NULL || slash == dir) {
-			return -ENODEV;
-		}
-		*slash = '\0';
-	} else {
-		rc = read_u64(dir, "size", &out->size);
-		if (rc != 0) {
-			return rc;
-		}
+	rc = sysfs_sizes(dir, out);
+	if (rc != 0) {
+		return rc;
 	}
 	slash = strrchr(dir, '/');
 	name = slash != NULL ? slash + 1 : dir;
