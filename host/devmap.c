@@ -200,11 +200,30 @@ xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out)
 	return xch_open_blockdev_depth(path, rdev, 0, out);
 }
 
+/* The part of the disk (partition window) d may copy; -ENODEV if sizes disagree. */
+static int
+set_window(const char *path, const struct xch_blk *blk, uint64_t bytes, struct xcopy_dev *d)
+{
+	struct xch_window w;
+	int rc;
+
+	rc = xch_blk_window(blk, d->caps.block_size, d->caps.num_blocks, bytes, &w);
+	if (rc != 0) {
+		XCH_ERR("%s: the device's size (%llu bytes) and its place on %s (%llu+%llu sectors, "
+			"LU %llu x %u) disagree: refused", path, (unsigned long long)bytes, blk->disk,
+			(unsigned long long)blk->start, (unsigned long long)blk->size,
+			(unsigned long long)d->caps.num_blocks, d->caps.block_size);
+		return rc == -ENOTBLK ? -ENODEV : rc;
+	}
+	d->caps.part_start = w.start;
+	d->caps.part_blocks = w.blocks;
+	return 0;
+}
+
 int
 xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_dev **out)
 {
 	const struct xch_transport_ops *ops;
-	struct xch_window w;
 	struct xch_blk blk;
 	char disk[96];
 	uint64_t bytes = 0;
@@ -243,19 +262,13 @@ xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_de
 		close(fd);
 		return rc;
 	}
-	rc = xch_blk_window(&blk, (*out)->caps.block_size, (*out)->caps.num_blocks, bytes, &w);
+	rc = set_window(path, &blk, bytes, *out);
 	if (rc != 0) {
-		XCH_ERR("%s: the device's size (%llu bytes) and its place on %s (%llu+%llu sectors, "
-			"LU %llu x %u) disagree: refused", path, (unsigned long long)bytes, blk.disk,
-			(unsigned long long)blk.start, (unsigned long long)blk.size,
-			(unsigned long long)(*out)->caps.num_blocks, (*out)->caps.block_size);
 		close(fd);
 		xcopy_dev_close(*out);
 		*out = NULL;
-		return rc == -ENOTBLK ? -ENODEV : rc;
+		return rc;
 	}
-	(*out)->caps.part_start = w.start;
-	(*out)->caps.part_blocks = w.blocks;
 	(*out)->rdev = rdev;
 	(*out)->host_fd = fd;
 	(*out)->cache_fd = open(blk.is_partition ? disk : path, O_RDONLY | O_CLOEXEC);
