@@ -331,12 +331,29 @@ file_plan_locked(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev
 	return rc;
 }
 
+/* Nothing offloadable (why): the plan is the whole range as one host extent. */
+static int
+plan_all_host(struct xcopy_plan *pl, size_t *cap, const struct fplan *f,
+	      enum xcopy_fallback_reason why)
+{
+	struct xcopy_plan_extent e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = XCOPY_PLAN_HOST;
+	e.why = why;
+	e.src_off = f->so;
+	e.dst_off = f->dof;
+	e.len = f->len;
+	pl->nextents = 0;
+	pl->blocker = why;
+	return add_extent(pl, cap, &e);
+}
+
 int
 xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t len,
 		unsigned flags, struct xcopy_plan **out)
 {
 	enum xcopy_fallback_reason why = XCOPY_FB_NONE;
-	struct xcopy_plan_extent e;
 	struct stat ss, ds;
 	struct xcopy_plan *pl;
 	struct fplan f;
@@ -375,16 +392,7 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 		xch_file_cache_unlock();
 	}
 	if (rc == 0 && why != XCOPY_FB_NONE) {
-		/* nothing offloadable: the whole range, one host extent */
-		memset(&e, 0, sizeof(e));
-		e.kind = XCOPY_PLAN_HOST;
-		e.why = why;
-		e.src_off = f.so;
-		e.dst_off = f.dof;
-		e.len = f.len;
-		pl->nextents = 0;
-		pl->blocker = why;
-		rc = add_extent(pl, &cap, &e);
+		rc = plan_all_host(pl, &cap, &f, why);
 	}
 	if (rc != 0) {
 		xcopy_plan_free(pl);
