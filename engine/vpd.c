@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "vpd_desc.h"
 #include "xcm/token.h"
 #include "xcm/xcm.h"
 
@@ -48,20 +49,18 @@ enum {
 	XCM_TPC_LIST_LEN = 4,
 };
 
-/* Starts a descriptor; returns its offset for tpc_end(). */
-static size_t
-tpc_begin(struct xcm_wbuf *w, uint16_t type)
+size_t
+xcm_vpd_desc_begin(struct xcm_wbuf *w, uint16_t type)
 {
 	size_t off = w->len;
 
 	xcm_wbuf_put16(w, type);
-	xcm_wbuf_put16(w, 0);          /* patched by tpc_end() */
+	xcm_wbuf_put16(w, 0);          /* patched by xcm_vpd_desc_end() */
 	return off;
 }
 
-/* Pads the descriptor to a multiple of 4 and patches its DESCRIPTOR LENGTH. */
-static void
-tpc_end(struct xcm_wbuf *w, size_t off)
+void
+xcm_vpd_desc_end(struct xcm_wbuf *w, size_t off)
 {
 	size_t n = w->len - off;
 
@@ -78,6 +77,38 @@ put_cmd(struct xcm_wbuf *w, uint8_t opcode, const uint8_t *sas, size_t n)
 	xcm_wbuf_put8(w, opcode);
 	xcm_wbuf_put8(w, (uint8_t)n);
 	xcm_wbuf_put(w, sas, n);
+}
+
+/* 0004h Parameter Data */
+static void
+put_param_data(const struct xcm_limits *lim, struct xcm_wbuf *w)
+{
+	size_t d;
+
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_PARAM_DATA);
+	xcm_wbuf_put(w, NULL, XCM_TPC_PD_MAX_CSCD - XCM_TPC_DESC_HDR);   /* 4-7 reserved */
+	xcm_wbuf_put16(w, lim->max_cscd);                                /* 8-9 */
+	xcm_wbuf_put16(w, lim->max_seg);                                 /* 10-11 */
+	xcm_wbuf_put32(w, lim->max_desc_list_len);                       /* 12-15 */
+	xcm_wbuf_put32(w, lim->max_inline_len);                          /* 16-19 */
+	xcm_wbuf_put(w, NULL, XCM_TPC_PD_LEN - (XCM_TPC_PD_MAX_INLINE + 4)); /* 20-31 */
+	xcm_vpd_desc_end(w, d);
+}
+
+/* 8001h General Copy Operations */
+static void
+put_gco(const struct xcm_limits *lim, struct xcm_wbuf *w)
+{
+	size_t d;
+
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_GENERAL_COPY_OPS);
+	xcm_wbuf_put32(w, lim->total_concurrent);                        /* 4-7 */
+	xcm_wbuf_put32(w, lim->max_concurrent);                          /* 8-11 */
+	xcm_wbuf_put32(w, lim->max_seg_len);                             /* 12-15 */
+	xcm_wbuf_put8(w, lim->data_seg_gran);                            /* 16 */
+	xcm_wbuf_put8(w, lim->inline_gran);                              /* 17 */
+	xcm_wbuf_put(w, NULL, XCM_TPC_GCO_LEN - (XCM_TPC_GCO_INLINE_GRAN + 1)); /* 18-35 */
+	xcm_vpd_desc_end(w, d);
 }
 
 void
@@ -111,43 +142,27 @@ xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits
 		xcm_vpd_tpc_put_bdrl(tl, block_len, w);
 	}
 	/* 0001h Supported Commands: list length, then (opcode, k, k service actions) */
-	d = tpc_begin(w, XCM_TPC_DESC_SUPPORTED_CMDS);
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_SUPPORTED_CMDS);
 	xcm_wbuf_put8(w, (uint8_t)(2 + nx + 2 + nr));
 	put_cmd(w, XCM_OP_XCOPY, xsa, nx);
 	put_cmd(w, XCM_OP_RCR, rsa, nr);
-	tpc_end(w, d);
+	xcm_vpd_desc_end(w, d);
 
-	/* 0004h Parameter Data */
-	d = tpc_begin(w, XCM_TPC_DESC_PARAM_DATA);
-	xcm_wbuf_put(w, NULL, XCM_TPC_PD_MAX_CSCD - XCM_TPC_DESC_HDR);   /* 4-7 reserved */
-	xcm_wbuf_put16(w, lim->max_cscd);                                /* 8-9 */
-	xcm_wbuf_put16(w, lim->max_seg);                                 /* 10-11 */
-	xcm_wbuf_put32(w, lim->max_desc_list_len);                       /* 12-15 */
-	xcm_wbuf_put32(w, lim->max_inline_len);                          /* 16-19 */
-	xcm_wbuf_put(w, NULL, XCM_TPC_PD_LEN - (XCM_TPC_PD_MAX_INLINE + 4)); /* 20-31 */
-	tpc_end(w, d);
+	put_param_data(lim, w);
 
 	/* 0008h Supported Descriptors: segment and CSCD type codes together */
-	d = tpc_begin(w, XCM_TPC_DESC_SUPPORTED_DESCS);
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_SUPPORTED_DESCS);
 	xcm_wbuf_put8(w, (uint8_t)nc);
 	xcm_wbuf_put(w, codes, nc);
-	tpc_end(w, d);
+	xcm_vpd_desc_end(w, d);
 
 	/* 000Ch Supported CSCD Descriptor IDs: only FFFFh (this LU) */
-	d = tpc_begin(w, XCM_TPC_DESC_SUPPORTED_CSCD_IDS);
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_SUPPORTED_CSCD_IDS);
 	xcm_wbuf_put16(w, 2);
 	xcm_wbuf_put16(w, XCM_CSCD_ID_SELF);
-	tpc_end(w, d);
+	xcm_vpd_desc_end(w, d);
 
-	/* 8001h General Copy Operations */
-	d = tpc_begin(w, XCM_TPC_DESC_GENERAL_COPY_OPS);
-	xcm_wbuf_put32(w, lim->total_concurrent);                        /* 4-7 */
-	xcm_wbuf_put32(w, lim->max_concurrent);                          /* 8-11 */
-	xcm_wbuf_put32(w, lim->max_seg_len);                             /* 12-15 */
-	xcm_wbuf_put8(w, lim->data_seg_gran);                            /* 16 */
-	xcm_wbuf_put8(w, lim->inline_gran);                              /* 17 */
-	xcm_wbuf_put(w, NULL, XCM_TPC_GCO_LEN - (XCM_TPC_GCO_INLINE_GRAN + 1)); /* 18-35 */
-	tpc_end(w, d);
+	put_gco(lim, w);
 
 	/* 0106h ROD Token Features, 0108h Supported ROD Token and ROD Types */
 	if (tl != NULL) {

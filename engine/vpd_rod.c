@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 
+#include "vpd_desc.h"
 #include "xcm/token.h"
 
 enum {
@@ -29,15 +30,15 @@ void
 xcm_vpd_tpc_put_bdrl(const struct xcm_tok_limits *tl, uint32_t block_len, struct xcm_wbuf *w)
 {
 	uint32_t bl = block_len != 0 ? block_len : 512;
+	size_t d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_BDRL);   /* BDRL_LEN bytes */
 
-	xcm_wbuf_put16(w, XCM_TPC_DESC_BDRL);
-	xcm_wbuf_put16(w, BDRL_LEN - 4);
 	xcm_wbuf_put(w, NULL, BDRL_MAX_RANGES - 4);          /* 4-9 reserved */
 	xcm_wbuf_put16(w, tl->max_ranges);                   /* 10-11 */
 	xcm_wbuf_put32(w, tl->max_inactivity_s);             /* 12-15 */
 	xcm_wbuf_put32(w, tl->default_inactivity_s);         /* 16-19 */
 	xcm_wbuf_put64(w, tl->max_token_bytes / bl);         /* 20-27 MAXIMUM TOKEN TRANSFER SIZE */
 	xcm_wbuf_put64(w, tl->optimal_bytes / bl);           /* 28-35 OPTIMAL TRANSFER COUNT */
+	xcm_vpd_desc_end(w, d);
 }
 
 static void
@@ -54,10 +55,10 @@ void
 xcm_vpd_tpc_put_rod(const struct xcm_tok_limits *tl, struct xcm_wbuf *w)
 {
 	uint16_t ntypes = tl->pit_persistent ? 4 : 3;
+	size_t d;
 
 	/* 0106h: REMOTE TOKENS 0 (only this copy manager's tokens), lifetimes, timeout */
-	xcm_wbuf_put16(w, XCM_TPC_DESC_ROD_FEATURES);
-	xcm_wbuf_put16(w, RTF_BASE_LEN + RTF_BLOCK_LEN - 4);
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_ROD_FEATURES);   /* RTF_BASE_LEN + RTF_BLOCK_LEN */
 	xcm_wbuf_put8(w, 0);                                 /* 4: REMOTE TOKENS */
 	xcm_wbuf_put(w, NULL, 11);                           /* 5-15 */
 	xcm_wbuf_put32(w, MIN_LIFETIME_S);                   /* 16-19 MINIMUM TOKEN LIFETIME */
@@ -76,10 +77,10 @@ xcm_vpd_tpc_put_rod(const struct xcm_tok_limits *tl, struct xcm_wbuf *w)
 	xcm_wbuf_put64(w, tl->optimal_bytes);                /* OPTIMAL BYTES TO TOKEN PER SEGMENT */
 	xcm_wbuf_put64(w, tl->optimal_bytes);                /* OPTIMAL BYTES FROM TOKEN PER SEGMENT */
 	xcm_wbuf_put(w, NULL, 8);
+	xcm_vpd_desc_end(w, d);
 
 	/* 0108h: the point-in-time kinds made and taken, the zero token taken only */
-	xcm_wbuf_put16(w, XCM_TPC_DESC_ROD_TYPES);
-	xcm_wbuf_put16(w, (uint16_t)(4 + ntypes * SRT_ENTRY_LEN));
+	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_ROD_TYPES);
 	xcm_wbuf_put16(w, 0);
 	xcm_wbuf_put16(w, (uint16_t)(ntypes * SRT_ENTRY_LEN));
 	put_rod_type(w, XCM_ROD_TYPE_PIT_DEFAULT, SRT_TOKEN_IN | SRT_TOKEN_OUT, 0);
@@ -88,6 +89,7 @@ xcm_vpd_tpc_put_rod(const struct xcm_tok_limits *tl, struct xcm_wbuf *w)
 		put_rod_type(w, XCM_ROD_TYPE_PIT_PERSISTENT, SRT_TOKEN_IN | SRT_TOKEN_OUT, 0);
 	}
 	put_rod_type(w, XCM_ROD_TYPE_ZERO, SRT_TOKEN_IN, 0);
+	xcm_vpd_desc_end(w, d);
 }
 
 int
