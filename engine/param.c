@@ -226,6 +226,31 @@ desig_type_valid_for_lu(uint8_t t)
 	}
 }
 
+/* E4h bytes 4-7: the designator's code set, association, type and length. */
+static enum xcm_status
+check_e4_desig(uint8_t code_set, uint8_t assoc, uint8_t dtype, uint8_t dlen, uint32_t off,
+	       struct xcm_err *err)
+{
+	/* E4h byte 4 bits 3:0: CODE SET binary, ASCII or UTF-8; bits 7:4 (protocol id) ignored */
+	if (code_set != XCM_CODE_SET_BINARY && code_set != XCM_CODE_SET_ASCII &&
+	    code_set != XCM_CODE_SET_UTF8) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_CODE_SET, 3);
+	}
+	/* E4h byte 5 bits 5:4: ASSOCIATION must be 00b (logical unit), as LIO enforces */
+	if (assoc != XCM_ASSOC_LU) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 5);
+	}
+	/* E4h byte 5 bits 3:0 / VPD 83h: a designator type that can name a logical unit */
+	if (!desig_type_valid_for_lu(dtype)) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 3);
+	}
+	/* E4h byte 7: DESIGNATOR LENGTH 1..20 (the field holds at most 20 bytes) */
+	if (dlen == 0 || dlen > XCM_DESIG_MAX) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_LEN, -1);
+	}
+	return XCM_OK;
+}
+
 /* One identification descriptor CSCD (E4h), d = its 32 bytes at list offset off. */
 static enum xcm_status
 parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *err)
@@ -254,22 +279,10 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 	if (pdt != XCM_PDT_BLOCK) {
 		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_FLAGS, 4);
 	}
-	/* E4h byte 4 bits 3:0: CODE SET binary, ASCII or UTF-8; bits 7:4 (protocol id) ignored */
-	if (code_set != XCM_CODE_SET_BINARY && code_set != XCM_CODE_SET_ASCII &&
-	    code_set != XCM_CODE_SET_UTF8) {
-		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_CODE_SET, 3);
-	}
-	/* E4h byte 5 bits 5:4: ASSOCIATION must be 00b (logical unit), as LIO enforces */
-	if (assoc != XCM_ASSOC_LU) {
-		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 5);
-	}
-	/* E4h byte 5 bits 3:0 / VPD 83h: a designator type that can name a logical unit */
-	if (!desig_type_valid_for_lu(dtype)) {
-		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_TYPE, 3);
-	}
-	/* E4h byte 7: DESIGNATOR LENGTH 1..20 (the field holds at most 20 bytes) */
-	if (dlen == 0 || dlen > XCM_DESIG_MAX) {
-		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_E4_DESIG_LEN, -1);
+	enum xcm_status st = check_e4_desig(code_set, assoc, dtype, dlen, off, err);
+
+	if (st != XCM_OK) {
+		return st;
 	}
 
 	memset(c, 0, sizeof(*c));
@@ -477,16 +490,10 @@ check_list_id(const struct xcm_list *out, const struct plist_lens *lens,
 	return XCM_OK;
 }
 
-static enum xcm_status
-list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bool lid4,
-	   struct xcm_list *out, struct xcm_err *err)
+/* An empty list: no CSCDs, no segments, FFFFh names the receiving LU. */
+static void
+list_reset(struct xcm_list *out, bool lid4)
 {
-	struct plist_lens lens;
-	struct unresolved unres = { false, 0, -1 };
-	uint32_t maxp = xcm_limits_max_param_len(lim);
-	enum xcm_status st;
-
-	xcm_err_set(err, XCM_OK);
 	out->list_id = 0;
 	out->lid4 = lid4;
 	out->list_id4 = 0;
@@ -501,6 +508,19 @@ list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bo
 	out->self.type = 0;
 	out->self.pdt = XCM_PDT_BLOCK;
 	out->self.block_len = 0;
+}
+
+static enum xcm_status
+list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bool lid4,
+	   struct xcm_list *out, struct xcm_err *err)
+{
+	struct plist_lens lens;
+	struct unresolved unres = { false, 0, -1 };
+	uint32_t maxp = xcm_limits_max_param_len(lim);
+	enum xcm_status st;
+
+	xcm_err_set(err, XCM_OK);
+	list_reset(out, lid4);
 
 	/* check 2: PARAMETER LIST LENGTH 0 -> GOOD, nothing to do */
 	if (plen == 0) {
