@@ -358,11 +358,10 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	struct xcopy_plan *pl;
 	struct fplan f;
 	size_t cap = 0;
-	int rc;
+	int rc = 0;
 
 	*out = NULL;
-	if ((flags & ~(unsigned)XCH_FLAGS_ALL) != 0 || off_in < 0 ||
-	    off_out < 0) {
+	if ((flags & ~(unsigned)XCH_FLAGS_ALL) != 0 || off_in < 0 || off_out < 0) {
 		return -EINVAL;
 	}
 	if (fstat(fd_in, &ss) != 0 || fstat(fd_out, &ds) != 0) {
@@ -383,7 +382,6 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	if (pl == NULL) {
 		return -ENOMEM;
 	}
-	rc = 0;
 	if (f.len > 0 && (flags & XCOPY_NO_OFFLOAD)) {
 		why = XCOPY_FB_REQUESTED;
 	} else if (f.len > 0) {

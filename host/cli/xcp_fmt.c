@@ -97,6 +97,12 @@ xcp_reason_hint(enum xcopy_fallback_reason r)
 	case XCOPY_FB_TRANSPORT:
 		return "no SCSI status came back (transport error or timeout): check the path to "
 		       "the target (dmesg, iSCSI session)";
+	case XCOPY_FB_NO_TOKENS:
+		return "the target reports no ROD tokens (VPD 0x8F: no Block Device ROD Token "
+		       "Limits or no POPULATE TOKEN/RRTI): use --method=xcopy or auto";
+	case XCOPY_FB_TOKEN:
+		return "the target refused, expired or deleted the ROD token (05 23/xx): see xcp -vv; "
+		       "a longer inactivity timeout or --method=xcopy may help";
 	default:
 		return NULL;
 	}
