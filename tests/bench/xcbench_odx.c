@@ -14,7 +14,8 @@
  * pt and wut print the command's "status S key K asc A csi C" line, then
  * "rrti op_status O sa A blocks N segs N token T" (T: 1 when a 512-byte
  * token came back). winpat prints one line per command and a summary
- * "winpat ok O wuts N blocks B max_wut_ms M". Exit 0 when every command
+ * "winpat ok O wuts N blocks B max_wut_ms M pt_ms P total_ms T" (P: PT + its
+ * RRTI, T: from PT to the last RRTI). Exit 0 when every command
  * returned a SCSI status, 1 otherwise.
  */
 #include <errno.h>
@@ -230,7 +231,7 @@ cmd_winpat(char **argv)
 	static struct xcm_tok_list l;
 	uint64_t slba = num(argv[4]), dlba = num(argv[5]), total = num(argv[6]);
 	uint32_t nr = (uint32_t)num(argv[7]), gap = (uint32_t)num(argv[8]), i, id = 0x5000;
-	uint64_t per = nr != 0 ? total / nr : 0, blocks = 0, max_ms = 0;
+	uint64_t per = nr != 0 ? total / nr : 0, blocks = 0, max_ms = 0, t0, t_pt;
 	uint8_t tok[XCM_ROD_TOKEN_LEN], st;
 	struct xcm_rcs4 s;
 	unsigned nwut = 0;
@@ -246,6 +247,7 @@ cmd_winpat(char **argv)
 		l.range[i].lba = slba + i * (per + gap);
 		l.range[i].count = (uint32_t)per;
 	}
+	t0 = now_ms();
 	if (send_tok(argv[2], XCM_SA_POPULATE_TOKEN, id, &l, &st) != 0 ||
 	    rrti(argv[2], id, &s, &blocks, tok, &has) != 0) {
 		return 1;
@@ -253,13 +255,14 @@ cmd_winpat(char **argv)
 	/* what Windows checks after PT: completed, PT's SA, blocks, 0 segments, a token */
 	ok = st == XCM_SAM_GOOD && has && s.op_status == XCM_RCS4_DONE &&
 	     s.sa == XCM_SA_POPULATE_TOKEN && blocks == total && s.segs == 0;
+	t_pt = now_ms() - t0;
 	memset(&l, 0, sizeof(l));
 	memcpy(l.token, tok, sizeof(tok));
 	if (ok && winpat_wuts(argv[3], id, &l, dlba, total, &ok, &nwut, &max_ms) != 0) {
 		return 1;
 	}
-	printf("winpat ok %d wuts %u blocks %" PRIu64 " max_wut_ms %" PRIu64 "\n", ok ? 1 : 0,
-	       nwut, total, max_ms);
+	printf("winpat ok %d wuts %u blocks %" PRIu64 " max_wut_ms %" PRIu64 " pt_ms %" PRIu64
+	       " total_ms %" PRIu64 "\n", ok ? 1 : 0, nwut, total, max_ms, t_pt, now_ms() - t0);
 	return 0;
 }
 
