@@ -179,29 +179,29 @@ xcm_rcs4_decode(struct xcm_span s, struct xcm_rcs4 *out)
 }
 
 void
-xcm_cdb_xcopy_lid4(uint8_t *cdb, uint32_t plen)
+xcm_cdb_tpc16(uint8_t *cdb, uint8_t opcode, uint8_t sa, uint32_t id, uint32_t len)
 {
 	memset(cdb, 0, XCM_CDB16_LEN);
-	cdb[XCM_CDB_OPCODE] = XCM_OP_XCOPY;
-	cdb[XCM_CDB_SA] = XCM_SA_XCOPY_LID4;
-	xcm_put_be32(cdb + XCM_CDB_LEN32, plen);
+	cdb[XCM_CDB_OPCODE] = opcode;
+	cdb[XCM_CDB_SA] = sa;
+	xcm_put_be32(cdb + CDB_LIST_ID4, id);
+	xcm_put_be32(cdb + XCM_CDB_LEN32, len);
+}
+
+void
+xcm_cdb_xcopy_lid4(uint8_t *cdb, uint32_t plen)
+{
+	xcm_cdb_tpc16(cdb, XCM_OP_XCOPY, XCM_SA_XCOPY_LID4, 0, plen);
 }
 
 void
 xcm_cdb_copy_op_abort(uint8_t *cdb, uint32_t list_id)
 {
-	memset(cdb, 0, XCM_CDB16_LEN);
-	cdb[XCM_CDB_OPCODE] = XCM_OP_XCOPY;
-	cdb[XCM_CDB_SA] = XCM_SA_COPY_OP_ABORT;
-	xcm_put_be32(cdb + CDB_LIST_ID4, list_id);
+	xcm_cdb_tpc16(cdb, XCM_OP_XCOPY, XCM_SA_COPY_OP_ABORT, list_id, 0);
 }
 
 void
 xcm_cdb_rcs4(uint8_t *cdb, uint32_t list_id, uint32_t alloc_len)
 {
-	memset(cdb, 0, XCM_CDB16_LEN);
-	cdb[XCM_CDB_OPCODE] = XCM_OP_RCR;
-	cdb[XCM_CDB_SA] = XCM_SA_RCS_LID4;
-	xcm_put_be32(cdb + CDB_LIST_ID4, list_id);
-	xcm_put_be32(cdb + XCM_CDB_LEN32, alloc_len);
+	xcm_cdb_tpc16(cdb, XCM_OP_RCR, XCM_SA_RCS_LID4, list_id, alloc_len);
 }

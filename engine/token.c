@@ -340,9 +340,6 @@ xcm_cdb_write_using_token(uint8_t *cdb, uint32_t list_id, uint32_t plen)
 void
 xcm_cdb_rrti(uint8_t *cdb, uint32_t list_id, uint32_t alloc_len)
 {
-	memset(cdb, 0, XCM_CDB16_LEN);
-	cdb[XCM_CDB_OPCODE] = XCM_OP_RCR;
-	cdb[XCM_CDB_SA] = XCM_SA_RRTI;
-	xcm_put_be32(cdb + TC_RESERVED, list_id);
-	xcm_put_be32(cdb + XCM_CDB_LEN32, alloc_len);
+	/* the RECEIVE COPY STATUS (LID4) frame: LIST IDENTIFIER at byte 2 */
+	xcm_cdb_tpc16(cdb, XCM_OP_RCR, XCM_SA_RRTI, list_id, alloc_len);
 }

@@ -73,6 +73,13 @@ void xcm_rcs4_encode(const struct xcm_rcs4 *st, struct xcm_wbuf *w);
 /* Initiator side: 0, or -EINVAL when too short / inconsistent (units other than bytes too). */
 int xcm_rcs4_decode(struct xcm_span s, struct xcm_rcs4 *out);
 
+/*
+ * The 16-byte 83h/84h CDB frame shared by SPC-4 EXTENDED COPY (LID4), COPY
+ * OPERATION ABORT, RECEIVE COPY STATUS (LID4) and RECEIVE ROD TOKEN
+ * INFORMATION: OPERATION CODE, SERVICE ACTION, bytes 2-5 LIST IDENTIFIER,
+ * bytes 10-13 PARAMETER LIST / ALLOCATION LENGTH; every other byte 0.
+ */
+void xcm_cdb_tpc16(uint8_t *cdb, uint8_t opcode, uint8_t sa, uint32_t id, uint32_t len);
 void xcm_cdb_xcopy_lid4(uint8_t *cdb, uint32_t plen);
 void xcm_cdb_copy_op_abort(uint8_t *cdb, uint32_t list_id);
 void xcm_cdb_rcs4(uint8_t *cdb, uint32_t list_id, uint32_t alloc_len);
