@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* What plugin_test.c shares with the other test files of the dlopen harness. */
+/* What the test files of the dlopen harness share (fixture and helpers: harness.c). */
 #ifndef TESTS_PLUGIN_HARNESS_H
 #define TESTS_PLUGIN_HARNESS_H
 
@@ -32,6 +32,17 @@ extern char g_tmp[256];
 extern struct tcmu_device g_a, g_b, g_c;
 extern struct xcm_list *g_list;
 
+void path_of(char *out, size_t n, const char *rel);
+void link_to(const char *rel_link, const char *rel_target);
+void unlink_rel(const char *rel);
+void make_backing(const char *name, uint64_t size);
+int backing_fd(const char *name);
+/* copy of a backing file, to compare against after a failed command */
+void snapshot(const char *name, const char *copy);
+void dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char *file,
+	       const char *opts, const char *serial);
+void naa_of(const char *serial, uint8_t *d);
+void cscd_for(struct xcm_cscd *c, const char *serial);
 void mkdirs(const char *rel);
 void put_file(const char *rel, const char *text);
 void fill_pattern(const char *name, uint64_t off, uint64_t len, uint8_t seed);
@@ -44,7 +55,7 @@ void list_one(const char *src_ser, const char *dst_ser, uint32_t nblocks, uint64
 int send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense);
 uint64_t stat_of(const char *lu, const char *key);
 
-/* fake configfs (plugin_test.c): LUNs, ACL mappings, demo mode */
+/* fake configfs (harness.c): LUNs, ACL mappings, demo mode */
 #define LOOP "cfs/loopback/naa.5001405aaaaaaaaa/tpgt_1"
 #define ISCSI "cfs/iscsi/iqn.2003-01.org.test:t1/tpgt_1"
 #define INIT1 "iqn.1994-05.com.example:init1"
@@ -54,6 +65,18 @@ void cfs_lun(const char *tpg, int lun, const char *so);
 void cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun);
 void cfs_demo(const char *tpg, bool demo);
 
+/* plugin_test.c: check_config of cfg accepts (ok) or refuses it with needle in the reason */
+void expect_config(const char *cfg, bool ok, const char *needle);
+/* access_test.c */
+void test_access_rule(void);
+void test_ambiguous_designator(void);
+void test_rcr(void);
+void test_held_scope(void);
+void test_paths(void);
+/* fault_test.c */
+void test_sbc_checks(void);
+void test_write_cache(void);
+void test_faults(void);
 /* odx_test.c */
 void test_odx(void);
 /* async_test.c */
