@@ -205,7 +205,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	cloned = ctx->acct.clone_bytes;
 	rc = xt_par_copy(src, src_off, dst, dst_off, len, job->bounce, nb, self->cfg.clone,
 			 self->cfg.cfr, &ctx->acct, &at_dst, &done);
-	xt_tok_note_write(dst, dst_off, len);   /* and after (see xh_write) */
+	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
 	if (rc == 0 && ctx->acct.clone_bytes - cloned < len) {
 		/* bytes went through dst's page cache: write them back now (copy.c) */
 		xt_wb_chunk(&job->wb, dst, dst_off, len);

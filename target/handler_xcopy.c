@@ -47,7 +47,7 @@ core_data_in(uint8_t op)
  * engine check answers INVALID FIELD IN CDB.
  */
 static int
-xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
@@ -85,11 +85,11 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	case XT_X_XCOPY:
 		return xt_async_submit(lu, cmd);   /* async.c: runs on a worker */
 	case XT_X_RCR:
-		return xh_rcr(lu, lc);
+		return xt_handler_rcr(lu, lc);
 	case XT_X_INQUIRY:
-		return xh_inquiry(lu, lc);
+		return xt_handler_inquiry(lu, lc);
 	case XT_X_RSOC:
-		return xh_rsoc(lu, lc);
+		return xt_handler_rsoc(lu, lc);
 	case XT_X_CORE:
 	case XT_X_KERNEL:
 	default:
@@ -99,7 +99,7 @@ xh_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 }
 
 static void
-xh_destroy(void)
+xt_handler_destroy(void)
 {
 	xt_par_shutdown();
 	xt_tok_shutdown();
@@ -112,17 +112,17 @@ static struct tcmur_handler g_handler = {
 	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core"
 		    "&copy_nice=0..19&writeback=early|late] "
 		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...)",
-	.check_config = xh_check_config,
-	.reconfig = xh_reconfig,
-	.open = xh_open,
-	.close = xh_close,
+	.check_config = xt_handler_check_config,
+	.reconfig = xt_handler_reconfig,
+	.open = xt_handler_open,
+	.close = xt_handler_close,
 	.nr_threads = XT_WORKERS,   /* EXTENDED COPY jobs use at most XT_MAX_JOBS of them */
-	.handle_cmd = xh_handle_cmd,
-	.read = xh_read,
-	.write = xh_write,
-	.flush = xh_flush,
-	.unmap = xh_unmap,
-	.destroy = xh_destroy,
+	.handle_cmd = xt_handler_handle_cmd,
+	.read = xt_handler_read,
+	.write = xt_handler_write,
+	.flush = xt_handler_flush,
+	.unmap = xt_handler_unmap,
+	.destroy = xt_handler_destroy,
 };
 
 int

@@ -10,8 +10,8 @@
 #include "odx.h"
 
 int
-xh_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
-	size_t len, off_t off)
+xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+		size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int rc = xt_iov_io(lu->fd, iov, cnt, len, off, false);
@@ -25,8 +25,8 @@ xh_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_
 }
 
 int
-xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
-	 size_t len, off_t off)
+xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
+		 size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int rc;
@@ -56,7 +56,7 @@ xh_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size
 }
 
 int
-xh_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int sts;
@@ -101,12 +101,12 @@ unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t l
 }
 
 int
-xh_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+xt_handler_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int sts;
 
-	xt_tok_note_write(lu, off, len);   /* as xh_write: before and after */
+	xt_tok_note_write(lu, off, len);   /* as xt_handler_write: before and after */
 	sts = unmap_range(dev, lu, off, len);
 	xt_tok_note_write(lu, off, len);
 	return sts;

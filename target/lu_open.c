@@ -28,7 +28,7 @@ backing_size(int fd, const struct stat *st, uint64_t *size)
 }
 
 bool
-xh_check_config(const char *cfgstring, char **reason)
+xt_handler_check_config(const char *cfgstring, char **reason)
 {
 	struct xt_cfg cfg;
 	char why[PATH_MAX + 256];
@@ -223,7 +223,7 @@ lu_new(struct tcmu_device *dev, int *rc)
 }
 
 int
-xh_open(struct tcmu_device *dev, bool reopen)
+xt_handler_open(struct tcmu_device *dev, bool reopen)
 {
 	uint64_t size = 0;
 	struct xcm_lu *lu;
@@ -280,7 +280,7 @@ fail:
 }
 
 void
-xh_close(struct tcmu_device *dev)
+xt_handler_close(struct tcmu_device *dev)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 
@@ -294,7 +294,7 @@ xh_close(struct tcmu_device *dev)
 }
 
 int
-xh_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
+xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	uint64_t size = 0;

@@ -74,7 +74,7 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		xt_tok_note_write(self, doff, n);
 		rc = xt_par_copy(p->from, soff, self, doff, n, job->bounce, nb, self->cfg.clone,
 				 self->cfg.cfr, acct, &at_dst, &done);
-		xt_tok_note_write(self, doff, n);   /* before and after, as xh_write */
+		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
 		if (rc != 0) {
 			*moved += done;
 			return XCM_E_CA_DEVICE_FAILURE;

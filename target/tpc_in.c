@@ -11,7 +11,7 @@
 #include "odx.h"
 
 int
-xh_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+xt_handler_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 {
 	struct xcm_rcr_req req;
 	struct xcm_wbuf w;
@@ -61,7 +61,7 @@ xh_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 
 /* REPORT SUPPORTED OPERATION CODES: the command table (cmds.c) as this LU serves it now. */
 int
-xh_rsoc(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+xt_handler_rsoc(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 {
 	struct xt_lu_state st;
 	struct xcm_err err;
