@@ -139,11 +139,16 @@ xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
 	if (d->snap_count > 0) {
 		return XT_RBD_UNSAFE_DST_SNAPS;
 	}
-	if (lock_own(src) < 0 || lock_own(dst) < 0) {
-		return XT_RBD_UNSAFE_LOCK;
-	}
+	/*
+	 * Watchers first: no lock is taken from a client that has the image
+	 * open (that would stall its writes, or be an ALUA failover for a
+	 * gateway). Then the lock, so nobody can start writing meanwhile.
+	 */
 	if (foreign_watchers(src, src, dst) || foreign_watchers(dst, src, dst)) {
 		return XT_RBD_UNSAFE_WATCHERS;
+	}
+	if (lock_own(src) < 0 || lock_own(dst) < 0) {
+		return XT_RBD_UNSAFE_LOCK;
 	}
 	return XT_RBD_SAFE;
 }
