@@ -197,14 +197,6 @@ gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
 
 /* ---- copy-from of whole objects ------------------------------------------ */
 
-static void
-touch_done(void *arg, int64_t ret)
-{
-	int *rc = arg;
-
-	*rc = ret < 0 ? (int)ret : 0;
-}
-
 /*
  * Object map: librbd skips reading an object the map says does not exist.
  * A zero write through librbd marks each destination object as existing
@@ -215,30 +207,36 @@ touch_objects(struct xt_rbd *dst, uint64_t dobj, size_t n,
 	      struct xt_rbd_copy_stats *st)
 {
 	static const char zeros[TOUCH_LEN];
-	int rcs[COPY_BATCH];
-	size_t i;
-	int rc = 0;
+	rbd_completion_t c[COPY_BATCH];
+	size_t i, issued = 0;
+	int rc = 0, r;
 
 	if (!(dst->geom.features & RBD_FEATURE_OBJECT_MAP)) {
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		rcs[i] = 1;
-		rc = xt_rbd_aio_write(dst, (dobj + i) << dst->geom.order, TOUCH_LEN,
-				      zeros, touch_done, &rcs[i]);
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = rbd_aio_create_completion(NULL, NULL, &c[i]);
 		if (rc < 0) {
-			rcs[i] = rc;
 			break;
 		}
-	}
-	/* the flush completes after every write issued before it */
-	if (xt_rbd_flush(dst) < 0 && rc == 0) {
-		rc = -EIO;
-	}
-	for (size_t j = 0; j < i && rc == 0; j++) {
-		if (rcs[j] != 0) {
-			rc = rcs[j] < 0 ? rcs[j] : -EIO;
+		rc = rbd_aio_write(dst->image, (dobj + i) << dst->geom.order, TOUCH_LEN,
+				   zeros, c[i]);
+		if (rc < 0) {
+			rbd_aio_release(c[i]);
+			break;
 		}
+		issued++;
+	}
+	for (i = 0; i < issued; i++) {
+		rbd_aio_wait_for_complete(c[i]);
+		r = (int)rbd_aio_get_return_value(c[i]);
+		rbd_aio_release(c[i]);
+		if (r < 0 && rc == 0) {
+			rc = r;
+		}
+	}
+	if (rc == 0) {
+		rc = xt_rbd_flush(dst);
 	}
 	if (rc == 0) {
 		st->touch_bytes += (uint64_t)n * TOUCH_LEN;
