@@ -5,9 +5,10 @@
  * REPORT ALL ROD TOKENS, change vulnerable tokens cancelled by WRITE, UNMAP,
  * an EXTENDED COPY destination and a WUT destination, forged and altered
  * tokens, expiry, a full table, COPY OPERATION ABORT of a queued PT and of
- * a running WUT. LU A (clone=auto) sits on the test machine's filesystem
- * (no reflink here: change vulnerable tokens); the reflink path is proven in
- * the lab (tests/lab/tests/485-target-odx.sh).
+ * a running WUT (RRTI and RECEIVE COPY STATUS (LID4) after it). LU A
+ * (clone=auto) sits on the test machine's filesystem (no reflink here:
+ * change vulnerable tokens); the reflink path, and 55/0C (snapshot bytes),
+ * are proven in the lab (tests/lab/tests/485-target-odx.sh, 486-ddpt-odx.sh).
  */
 #include <pthread.h>
 #include <stdlib.h>
