@@ -152,7 +152,8 @@ test_rcr(void)
 	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
 	CHECK(xcm_get_be32(buf) >= 56 + 8);
 	CHECK(buf[56] == XCM_SAM_CHECK_CONDITION);
-	CHECK(xcm_get_be16(buf + 58) >= 8 && (buf[60 + 2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	CHECK(xcm_get_be16(buf + 58) >= 8 &&
+	      sense_key(buf + 60, xcm_get_be16(buf + 58)) == XCM_SK_COPY_ABORTED);
 	CHECK(stat_of("lu_a", "rcr") >= 3);
 }
 

@@ -93,8 +93,10 @@ ft_run(const struct ft_case *c, uint8_t id)
 		CHECK(ps.fwd_valid && ps.fwd_source == (c->at_dst ? 2 : 1) &&
 		      ps.fwd_status == XCM_SAM_CHECK_CONDITION && ps.fwd_len >= 14);
 		if (ps.fwd_valid && ps.fwd_len >= 14) {
-			CHECK((ps.fwd_sense[2] & 0x0F) == c->fwd_key &&
-			      xcm_get_be16(ps.fwd_sense + 12) == c->fwd_asc);
+			struct xcm_sense fs;
+
+			CHECK(xcm_sense_parse(xcm_span_make(ps.fwd_sense, ps.fwd_len), &fs) == 0 &&
+			      fs.key == c->fwd_key && fs.asc_ascq == c->fwd_asc);
 		}
 		/* FAILED SEGMENT DETAILS of the held list: CHECK CONDITION + the same sense */
 		xcm_cdb_rcr(cdb, XCM_SA_RCR_FAILED_SEGMENT, id, sizeof(buf));

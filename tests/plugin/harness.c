@@ -230,6 +230,15 @@ sense_is(const uint8_t *s, uint8_t key, uint16_t asc_ascq)
 	return true;
 }
 
+/* The sense key of sense data decoded by the engine; 0xFF when s is no sense data. */
+uint8_t
+sense_key(const uint8_t *s, size_t len)
+{
+	struct xcm_sense ps;
+
+	return xcm_sense_parse(xcm_span_make(s, len), &ps) == 0 ? ps.key : 0xFF;
+}
+
 /* Test-side NAA: 6 | 00-14-05 | serial nibbles from the low nibble of byte 3. */
 void
 naa_of(const char *serial, uint8_t *d)

@@ -50,6 +50,7 @@ bool same_bytes(const char *name, uint64_t off, const char *other, uint64_t ooff
 /* handle_cmd, then (as the runner's core) flush when the CDB became SYNCHRONIZE CACHE */
 int run_cmd(struct tcmu_device *d, const uint8_t *cdb, void *buf, size_t len, uint8_t *sense);
 bool sense_is(const uint8_t *s, uint8_t key, uint16_t asc_ascq);
+uint8_t sense_key(const uint8_t *s, size_t len);
 void list_one(const char *src_ser, const char *dst_ser, uint32_t nblocks, uint64_t slba,
 	      uint64_t dlba, uint8_t usage, uint8_t id);
 int send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense);

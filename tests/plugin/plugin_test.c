@@ -310,17 +310,24 @@ test_xcopy_errors(void)
 	cdb[1] = 0x10;
 	CHECK(run_cmd(&g_a, cdb, sense, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB));
-	CHECK(sense[0] == 0x70);   /* fixed format */
-	CHECK((sense[15] & 0xC0) == 0xC0);   /* SKSV, C/D = 1 (field in the CDB) */
+	{
+		struct xcm_sks_ptr ptr;
+		struct xcm_sense ps;
+
+		CHECK(xcm_sense_parse(xcm_span_make(sense, sizeof(sense)), &ps) == 0);
+		CHECK(!ps.desc);   /* fixed format */
+		/* SKSV, C/D = 1 (field in the CDB) */
+		CHECK(xcm_sense_sks_ptr(&ps, &ptr) && ptr.in_cdb);
+	}
 	/* unknown designator: COPY ABORTED, nothing written */
 	snapshot("a.img", "a.orig");
 	list_one("99999999-0000", "99999999-0000", 4, 0, 500, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense[2] == XCM_SK_COPY_ABORTED);
+	CHECK(sense_key(sense, sizeof(sense)) == XCM_SK_COPY_ABORTED);
 	/* destination beyond the LU: COPY ABORTED (libiscsi ValidSegDescr) */
 	list_one(SER_A, SER_A, 2048, 0, NLBAS - 1, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK((sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	CHECK(sense_key(sense, sizeof(sense)) == XCM_SK_COPY_ABORTED);
 	CHECK(same_bytes("a.img", 0, "a.orig", 0, (uint64_t)NLBAS * BS));
 	CHECK(stat_of("lu_a", "errors") >= 4);
 }
@@ -411,7 +418,7 @@ main(int argc, char **argv)
 		uint8_t sense[96];
 		list_one(SER_A, SER_B, 1, 0, 0, XCM_LIST_ID_NONE, 0);
 		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
-		CHECK(sense[2] == XCM_SK_COPY_ABORTED);
+		CHECK(sense_key(sense, sizeof(sense)) == XCM_SK_COPY_ABORTED);
 	}
 	g_handler->close(&g_a);
 	if (g_handler->destroy != NULL) {
