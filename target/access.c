@@ -59,13 +59,66 @@ is_dir(const char *p)
 	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * The path symlink p points to, in out (PATH_MAX). configfs links are
+ * relative ("../../..") between real directories, so the target is p's
+ * directory with the link applied component by component: one readlink
+ * instead of realpath's lstat/readlink per component (the walks below read
+ * many links per command). An absolute link goes through realpath. False
+ * if p is not a symlink or the result does not fit.
+ */
+static bool
+link_target(const char *p, char *out)
+{
+	char l[PATH_MAX], *slash;
+	const char *c, *e;
+	size_t n, len;
+	ssize_t ll = readlink(p, l, sizeof(l) - 1);
+
+	if (ll <= 0) {
+		return false;
+	}
+	l[ll] = '\0';
+	if (l[0] == '/') {
+		return realpath(p, out) != NULL;
+	}
+	len = strlen(p);
+	if (len >= PATH_MAX) {
+		return false;
+	}
+	memcpy(out, p, len + 1);
+	for (c = NULL, e = l - 1; e != NULL; c = e + 1) {
+		/* first the link's own name goes, then one component per ".." */
+		if (c != NULL) {
+			e = strchr(c, '/');
+			n = e != NULL ? (size_t)(e - c) : strlen(c);
+		}
+		if (c == NULL || (n == 2 && c[0] == '.' && c[1] == '.')) {
+			slash = strrchr(out, '/');
+			if (slash == NULL || slash == out) {
+				return false;
+			}
+			*slash = '\0';
+			len = (size_t)(slash - out);
+		} else if (n > 0 && !(n == 1 && c[0] == '.')) {
+			if (len + 1 + n >= PATH_MAX) {
+				return false;
+			}
+			out[len++] = '/';
+			memcpy(out + len, c, n);
+			len += n;
+			out[len] = '\0';
+		}
+	}
+	return true;
+}
+
 /* Does directory dir hold a symlink that resolves to real path target? */
 static bool
 dir_links_to(const char *dir, const char *target)
 {
 	char p[PATH_MAX], r[PATH_MAX];
 	struct dirent *de;
-	struct stat st;
 	bool hit = false;
 	DIR *d = opendir(dir);
 
@@ -73,10 +126,8 @@ dir_links_to(const char *dir, const char *target)
 		return false;
 	}
 	while (!hit && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || !path_join(p, dir, de->d_name)) {
-			continue;
-		}
-		if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) || realpath(p, r) == NULL) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN) ||
+		    !path_join(p, dir, de->d_name) || !link_target(p, r)) {
 			continue;
 		}
 		hit = strcmp(r, target) == 0;
@@ -116,7 +167,6 @@ xt_acl_maps(const char *acl, const char *so)
 {
 	char ml[PATH_MAX], p[PATH_MAX], r[PATH_MAX];
 	struct dirent *de, *de2;
-	struct stat st;
 	bool hit = false;
 	DIR *d, *d2;
 
@@ -129,11 +179,8 @@ xt_acl_maps(const char *acl, const char *so)
 			continue;
 		}
 		while (!hit && (de2 = readdir(d2)) != NULL) {
-			if (de2->d_name[0] == '.' || !path_join(p, ml, de2->d_name)) {
-				continue;
-			}
-			if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode) ||
-			    realpath(p, r) == NULL) {
+			if (de2->d_name[0] == '.' || !path_join(p, ml, de2->d_name) ||
+			    !link_target(p, r)) {
 				continue;
 			}
 			hit = dir_links_to(r, so);
@@ -205,6 +252,7 @@ xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *wh
 		size_t whylen)
 {
 	char a[PATH_MAX], b[PATH_MAX], fab[PATH_MAX], wwn[PATH_MAX], tpg[PATH_MAX];
+	char rroot[PATH_MAX];
 	struct dirent *f, *w, *t;
 	DIR *df, *dw, *dt;
 	bool exports_a = false;
@@ -221,11 +269,13 @@ xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *wh
 	if (strcmp(a, b) == 0) {
 		return 0;
 	}
-	if ((df = opendir(root)) == NULL) {
+	/* the walk's paths from the real root: link_target's results compare with a and b */
+	if (realpath(root, rroot) == NULL || (df = opendir(rroot)) == NULL) {
 		rc = -errno;
 		snprintf(why, whylen, "cannot read %s", root);
 		return rc;
 	}
+	root = rroot;
 	while (rc == 0 && (f = readdir(df)) != NULL) {
 		if (f->d_name[0] == '.' || strcmp(f->d_name, "core") == 0 ||
 		    !path_join(fab, root, f->d_name) || (dw = opendir(fab)) == NULL) {

@@ -135,14 +135,16 @@ tpg_digest(const char *wwn, const char *tpg, const char *so)
 int
 xt_nexus_digest(const char *root, const char *so_path, uint64_t *out)
 {
-	char so[PATH_MAX], fab[PATH_MAX], wwn[PATH_MAX], tpg[PATH_MAX];
+	char so[PATH_MAX], fab[PATH_MAX], wwn[PATH_MAX], tpg[PATH_MAX], rroot[PATH_MAX];
 	struct dirent *f, *w, *t;
 	DIR *df, *dw, *dt;
 	uint64_t sum = 0, ntpg = 0;
 
-	if (realpath(so_path, so) == NULL) {
+	/* the real root: xt_tpg_exports compares link targets with so as text */
+	if (realpath(so_path, so) == NULL || realpath(root, rroot) == NULL) {
 		return -errno;
 	}
+	root = rroot;
 	if ((df = opendir(root)) == NULL) {
 		return -errno;
 	}

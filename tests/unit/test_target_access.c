@@ -59,6 +59,26 @@ acl_map(const char *tpg, const char *ini, int m, int n)
 	ut_symlink(g_root, rel, target);
 }
 
+/*
+ * Symlink rel -> target_rel as configfs writes it: relative, up past the
+ * root and back in through its name ("../../../../../../target/core/...").
+ */
+static void
+rel_link(const char *rel, const char *target_rel)
+{
+	char t[PATH_MAX] = "";
+	const char *c, *base = strrchr(g_root, '/') + 1;
+
+	for (c = rel; (c = strchr(c, '/')) != NULL; c++) {
+		strcat(t, "../");
+	}
+	strcat(t, "../");
+	strcat(t, base);
+	strcat(t, "/");
+	strcat(t, target_rel);
+	ut_symlink(g_root, rel, t);
+}
+
 static int
 check(const char *a, const char *b, char *why)
 {
@@ -154,6 +174,33 @@ access_demo_mode_iscsi_needs_both(void)
 }
 
 static void
+access_relative_links(void)
+{
+	const char *t = "iscsi/iqn.t/tpgt_1";
+	char why[512];
+
+	/* the iscsi_acls case with links as LIO makes them (relative) */
+	fresh();
+	demo(t, false);
+	rel_link("iscsi/iqn.t/tpgt_1/lun/lun_0/x", "core/user_0/a");
+	rel_link("iscsi/iqn.t/tpgt_1/lun/lun_1/x", "./core/user_0/b/");
+	rel_link("iscsi/iqn.t/tpgt_1/acls/iqn.i1/lun_0/link", "iscsi/iqn.t/tpgt_1/lun/lun_0");
+	rel_link("iscsi/iqn.t/tpgt_1/acls/iqn.i1/lun_1/link", "iscsi/iqn.t/tpgt_1/lun/lun_1");
+	CU_ASSERT_EQUAL(check("a", "b", why), 0);
+	rel_link("iscsi/iqn.t/tpgt_1/acls/iqn.i2/lun_0/link", "iscsi/../iscsi/iqn.t/tpgt_1/lun/lun_0");
+	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "iqn.i2"));
+	CU_ASSERT_EQUAL(check("b", "a", why), 0);
+	/* a link to a look-alike name is not the LU */
+	fresh();
+	rel_link("loopback/naa.1/tpgt_1/lun/lun_0/x", "core/user_0/a");
+	rel_link("loopback/naa.1/tpgt_1/lun/lun_1/x", "core/user_0/bb");
+	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
+	rel_link("loopback/naa.1/tpgt_1/lun/lun_2/x", "core/user_0/b");
+	CU_ASSERT_EQUAL(check("a", "b", why), 0);
+}
+
+static void
 access_unresolvable_paths(void)
 {
 	char why[512];
@@ -172,6 +219,7 @@ static CU_TestInfo g_tests[] = {
 	{ "tcm_loop_demo", access_tcm_loop_demo },
 	{ "iscsi_acls", access_iscsi_acls },
 	{ "demo_mode_iscsi_needs_both", access_demo_mode_iscsi_needs_both },
+	{ "relative_links", access_relative_links },
 	{ "unresolvable_paths", access_unresolvable_paths },
 	CU_TEST_INFO_NULL,
 };
