@@ -418,6 +418,96 @@ copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_ex
 	return XCM_OK;
 }
 
+/*
+ * The segments from i on that one copy_run call can take, planned into
+ * *run (the first one is *p): same source and destination LU, each segment
+ * starting where the previous one ended on both sides, at most
+ * ops->run_len bytes, and on one LU the merged ranges apart. 1: no merge.
+ */
+static uint32_t
+merge_run(struct exec_ctx *x, uint32_t i, const struct plan *p, struct plan *run)
+{
+	struct xcm_err err;   /* planned in phase A already: cannot fail */
+	uint64_t max = 0;
+	struct plan q;
+	uint32_t k = 1;
+
+	*run = *p;
+	if (x->ops->copy_run != NULL && x->ops->run_len != NULL) {
+		max = x->ops->run_len(x->ctx, p->src->lu, p->dst->lu);
+	}
+	while (max != 0 && p->bytes <= max && i + k < x->l->nseg &&
+	       plan_segment(x, i + k, &q, &err) == XCM_OK && q.src->lu == run->src->lu &&
+	       q.dst->lu == run->dst->lu && q.src_off == run->src_off + run->bytes &&
+	       q.dst_off == run->dst_off + run->bytes && q.bytes <= max - run->bytes) {
+		run->bytes += q.bytes;
+		k++;
+	}
+	if (run->src->lu == run->dst->lu && run->src_off < run->dst_off + run->bytes &&
+	    run->dst_off < run->src_off + run->bytes) {
+		return 1;   /* a later segment would read what an earlier one wrote */
+	}
+	return k;
+}
+
+/*
+ * Segments [i, i + k) as one copy_run call: true if it copied them all.
+ * Not tried when a stop or the deadline is due (the serial path reports
+ * those at the exact segment).
+ */
+static bool
+copy_merged(struct exec_ctx *x, uint32_t k, const struct plan *run,
+	    struct xcm_exec_result *res)
+{
+	uint64_t t0, t1;
+
+	if ((x->ops->stop != NULL && x->ops->stop(x->ctx) != XCM_OK) ||
+	    xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
+		return false;
+	}
+	t0 = clock_ms(x);
+	if (x->ops->copy_run(x->ctx, run->src->lu, run->src_off, run->dst->lu, run->dst_off,
+			     run->bytes) != 0) {
+		return false;
+	}
+	t1 = clock_ms(x);
+	if (t1 > t0 && t1 - t0 > x->worst_ms) {
+		x->worst_ms = t1 - t0;
+	}
+	res->bytes += run->bytes;
+	res->segs_processed += k;
+	if (x->ops->progress != NULL) {
+		x->ops->progress(x->ctx, res->segs_processed, res->bytes);
+	}
+	return true;
+}
+
+/* Phase B for segments [i, i + k): each planned and copied in order. */
+static enum xcm_status
+copy_serial(struct exec_ctx *x, uint32_t i, uint32_t k, struct xcm_exec_result *res,
+	    struct xcm_err *err)
+{
+	enum xcm_status st;
+	struct plan p;
+	uint32_t j;
+
+	for (j = i; j < i + k; j++) {
+		st = plan_segment(x, j, &p, err);
+		if (st != XCM_OK) {
+			return st;
+		}
+		st = copy_segment(x, j, &p, res, err);
+		if (st != XCM_OK) {
+			return st;
+		}
+		res->segs_processed++;
+		if (x->ops->progress != NULL) {
+			x->ops->progress(x->ctx, res->segs_processed, res->bytes);
+		}
+	}
+	return XCM_OK;
+}
+
 enum xcm_status
 xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 		 const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
@@ -433,9 +523,9 @@ xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
 		      struct xcm_err *err)
 {
 	struct exec_ctx x;
-	struct plan p;
+	struct plan p, run;
 	enum xcm_status st;
-	uint32_t i;
+	uint32_t i, k;
 
 	res->segs_processed = 0;
 	res->bytes = 0;
@@ -465,19 +555,22 @@ xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
 	/*
 	 * Phase B: segments in order. Planning again is cheap and
 	 * cannot fail now (every CSCD is cached), and saves a per-list plan array.
+	 * Runs of contiguous segments go to the backend in one call when it
+	 * offers copy_run; a failed run is copied again segment by segment, so
+	 * data, counts and the failed segment are those of serial execution.
 	 */
-	for (i = 0; i < l->nseg; i++) {
+	for (i = 0; i < l->nseg; i += k) {
 		st = plan_segment(&x, i, &p, err);
 		if (st != XCM_OK) {
 			return st;
 		}
-		st = copy_segment(&x, i, &p, res, err);
+		k = merge_run(&x, i, &p, &run);
+		if (k > 1 && copy_merged(&x, k, &run, res)) {
+			continue;
+		}
+		st = copy_serial(&x, i, k, res, err);
 		if (st != XCM_OK) {
 			return st;
-		}
-		res->segs_processed++;
-		if (ops->progress != NULL) {
-			ops->progress(ctx, res->segs_processed, res->bytes);
 		}
 	}
 	return XCM_OK;

@@ -304,6 +304,43 @@ xt_cmd_time_out(struct xcm_lu *lu)
 	return lu->cmd_time_out;
 }
 
+/*
+ * Contiguous segments merged into one call (engine/exec.c copy_run): only
+ * between reflink LUs of one filesystem, where one FICLONERANGE costs the
+ * extents, not the bytes; up to XT_RUN_MAX bytes per call. Not with a fault
+ * armed (the tests count calls) or clone=never.
+ */
+#define XT_RUN_MAX (UINT64_C(256) << 20)
+
+static uint64_t
+be_run_len(void *vctx, struct xcm_lu *src, struct xcm_lu *dst)
+{
+	struct xt_ctx *ctx = vctx;
+
+	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !src->reflink || !dst->reflink ||
+	    src->st_dev != dst->st_dev || xt_fault_active(src) || xt_fault_active(dst)) {
+		return 0;
+	}
+	return XT_RUN_MAX;
+}
+
+/* A merged run: clone or nothing (the engine copies a failed run segment by segment). */
+static int
+be_copy_run(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
+	    uint64_t dst_off, uint64_t len)
+{
+	struct xt_ctx *ctx = vctx;
+	bool at_dst = false;
+	uint64_t done = 0;
+	int rc;
+
+	xt_tok_note_write(dst, dst_off, len);   /* as be_copy */
+	rc = xt_file_copy(src, src_off, dst, dst_off, len, ctx->job->bounce[0], XT_CLONE_ALWAYS,
+			  XT_CFR_NEVER, &ctx->acct, &at_dst, &done);
+	xt_tok_note_write(dst, dst_off, len);
+	return rc;
+}
+
 static const struct xcm_backend_ops g_ops = {
 	.resolve = be_resolve,
 	.block_size = be_block_size,
@@ -312,6 +349,8 @@ static const struct xcm_backend_ops g_ops = {
 	.now_ms = be_now_ms,
 	.stop = be_stop,
 	.progress = be_progress,
+	.run_len = be_run_len,
+	.copy_run = be_copy_run,
 };
 
 /* The LU's counters after a job; a deadline cut is logged. */

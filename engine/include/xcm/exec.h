@@ -63,6 +63,20 @@ struct xcm_backend_ops {
 	enum xcm_status (*stop)(void *ctx);
 	/* Optional: after each chunk and segment, what the list has done so far. */
 	void (*progress)(void *ctx, uint32_t segs_processed, uint64_t bytes);
+	/*
+	 * Optional, with copy_run (NULL or 0: segments are never merged): the
+	 * most bytes one copy_run call may take between src and dst.
+	 */
+	uint64_t (*run_len)(void *ctx, struct xcm_lu *src, struct xcm_lu *dst);
+	/*
+	 * Optional: copy a run of consecutive segments that are contiguous on
+	 * both sides (same two LUs, ranges not overlapping) in one call, all or
+	 * nothing: 0 when every byte is copied; anything else and the engine
+	 * copies the run again segment by segment through copy, so failures are
+	 * reported exactly as serial execution reports them.
+	 */
+	int (*copy_run)(void *ctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
+			uint64_t dst_off, uint64_t len);
 };
 
 /*
