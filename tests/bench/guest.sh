@@ -530,7 +530,8 @@ fill_source() {   # STORE
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx" (default all)
+# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx" (default all),
+# or lat4m: only the 4 MiB-commands latency rows of async (user:xcopy, then LIO)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
 
@@ -563,6 +564,10 @@ if want async; then
 	want rows || cfrrow nr
 	storelimit nr 4194304
 	par8 cfr user nr ""
+	lat4m cfr user nr ""
+	lat4m lio fileio nr ""
+fi
+if want lat4m && ! want async; then
 	lat4m cfr user nr ""
 	lat4m lio fileio nr ""
 fi
