@@ -102,6 +102,7 @@ FUZZ_TARGETS :=
 all: build-all
 
 include $(TOP)/engine/engine.mk
+include $(TOP)/common/common.mk
 -include $(TOP)/target/target.mk
 -include $(TOP)/host/host.mk
 include $(TOP)/tests/tests.mk

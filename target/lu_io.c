@@ -2,12 +2,12 @@
 /* Ordinary I/O callouts of the handler (worker threads; return a TCMU_STS code). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/falloc.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "handler.h"
 #include "odx.h"
+#include "xos.h"
 
 int
 xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
@@ -76,26 +76,14 @@ xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 static int
 unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	static const uint8_t zeros[65536];
-	uint64_t done = 0;
-	size_t n;
+	enum xos_zero_how how;
+	uint64_t written;
+	int rc = xos_zero_range(lu->fd, off, len, true, &how, &written);
 
-	if (fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0) {
-		return TCMU_STS_OK;
-	}
-	if (fallocate(lu->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0) {
-		return TCMU_STS_OK;
-	}
-	while (done < len) {
-		n = len - done < sizeof(zeros) ? (size_t)(len - done) : sizeof(zeros);
-		if (pwrite(lu->fd, zeros, n, (off_t)(off + done)) != (ssize_t)n) {
-			tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path,
-				     (unsigned long long)off, strerror(errno));
-			return TCMU_STS_WR_ERR;
-		}
-		done += n;
+	if (rc != 0) {
+		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path, (unsigned long long)off,
+			     strerror(-rc));
+		return TCMU_STS_WR_ERR;
 	}
 	return TCMU_STS_OK;
 }

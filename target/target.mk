@@ -16,17 +16,17 @@ HANDLER_SAN_SO := $(BUILD)/san/target/plugin/handler_xcopy.so
 HANDLER_MAP := $(TOP)/target/handler.map
 HANDLER_LDFLAGS := -shared -Wl,--version-script=$(HANDLER_MAP) -Wl,-z,relro -Wl,-z,now
 
-$(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target
+$(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target -I$(TOP)/common
 
-$(HANDLER_SO): $(TARGET_OBJS) $(LIBXCM) $(HANDLER_MAP)
+$(HANDLER_SO): $(TARGET_OBJS) $(COMMON_OBJS) $(LIBXCM) $(HANDLER_MAP)
 	$(call msg,LD,target/handlers/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(LIBXCM) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(COMMON_OBJS) $(LIBXCM) -lpthread
 
-$(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
+$(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
 	$(call msg,LD,san/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(LIBXCM_SAN) -lpthread
+	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) -lpthread
 
 ALL_TARGETS += $(HANDLER_SO)
 

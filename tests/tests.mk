@@ -3,12 +3,14 @@ UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c))
 UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
 UT_BIN := $(BUILD)/tests/unit_tests
 
-$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/target
+$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/target -I$(TOP)/common
 # the plugin's command table is self-contained: its unit tests link it alone
 UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
 # target/ modules with unit suites of their own (tests/unit/test_target_*.c);
 # tests/unit/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o)
+# common/: the OS helpers (tests/unit/test_common_*.c)
+UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 
 $(UT_BIN): $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN)
 	$(call msg,LD,$(notdir $@))
