@@ -14,39 +14,39 @@
 
 /* Page header and third-party copy descriptor header */
 enum {
-	XCM_TPC_PAGE_PDT = 0,
-	XCM_TPC_PAGE_CODE = 1,
-	XCM_TPC_PAGE_LEN = 2,          /* 2 bytes */
-	XCM_TPC_PAGE_HDR = 4,
-	XCM_TPC_DESC_TYPE = 0,         /* 2 bytes */
-	XCM_TPC_DESC_LEN = 2,          /* 2 bytes: total - 4 */
-	XCM_TPC_DESC_HDR = 4,
-	XCM_TPC_PAD = 4,               /* variable descriptors padded to a multiple of 4 */
+	TPC_PAGE_PDT = 0,
+	TPC_PAGE_CODE = 1,
+	TPC_PAGE_LEN = 2,          /* 2 bytes */
+	TPC_PAGE_HDR = 4,
+	TPC_DESC_TYPE = 0,         /* 2 bytes */
+	TPC_DESC_LEN = 2,          /* 2 bytes: total - 4 */
+	TPC_DESC_HDR = 4,
+	TPC_PAD = 4,               /* variable descriptors padded to a multiple of 4 */
 };
 
 /* 0004h Parameter Data, 32 bytes; MAXIMUM INLINE DATA LENGTH at byte 16 (sg3_utils' decoder
  * reads 17, CTL and ddpt write 16) */
 enum {
-	XCM_TPC_PD_MAX_CSCD = 8,       /* 2 bytes */
-	XCM_TPC_PD_MAX_SEG = 10,       /* 2 bytes */
-	XCM_TPC_PD_MAX_DESC_LIST = 12, /* 4 bytes */
-	XCM_TPC_PD_MAX_INLINE = 16,    /* 4 bytes */
-	XCM_TPC_PD_LEN = 32,
+	TPC_PD_MAX_CSCD = 8,       /* 2 bytes */
+	TPC_PD_MAX_SEG = 10,       /* 2 bytes */
+	TPC_PD_MAX_DESC_LIST = 12, /* 4 bytes */
+	TPC_PD_MAX_INLINE = 16,    /* 4 bytes */
+	TPC_PD_LEN = 32,
 };
 
 /* 8001h General Copy Operations, 36 bytes */
 enum {
-	XCM_TPC_GCO_TOTAL = 4,         /* 4 bytes */
-	XCM_TPC_GCO_MAX_ID = 8,        /* 4 bytes */
-	XCM_TPC_GCO_MAX_SEG_LEN = 12,  /* 4 bytes */
-	XCM_TPC_GCO_DATA_GRAN = 16,
-	XCM_TPC_GCO_INLINE_GRAN = 17,
-	XCM_TPC_GCO_LEN = 36,
+	TPC_GCO_TOTAL = 4,         /* 4 bytes */
+	TPC_GCO_MAX_ID = 8,        /* 4 bytes */
+	TPC_GCO_MAX_SEG_LEN = 12,  /* 4 bytes */
+	TPC_GCO_DATA_GRAN = 16,
+	TPC_GCO_INLINE_GRAN = 17,
+	TPC_GCO_LEN = 36,
 };
 
 /* 0001h, 0008h, 000Ch: the list length field right after the header */
 enum {
-	XCM_TPC_LIST_LEN = 4,
+	TPC_LIST_LEN = 4,
 };
 
 size_t
@@ -64,11 +64,11 @@ xcm_vpd_desc_end(struct xcm_wbuf *w, size_t off)
 {
 	size_t n = w->len - off;
 
-	if (n % XCM_TPC_PAD != 0) {
-		xcm_wbuf_put(w, NULL, XCM_TPC_PAD - n % XCM_TPC_PAD);
+	if (n % TPC_PAD != 0) {
+		xcm_wbuf_put(w, NULL, TPC_PAD - n % TPC_PAD);
 		n = w->len - off;
 	}
-	xcm_wbuf_patch16(w, off + XCM_TPC_DESC_LEN, (uint16_t)(n - XCM_TPC_DESC_HDR));
+	xcm_wbuf_patch16(w, off + TPC_DESC_LEN, (uint16_t)(n - TPC_DESC_HDR));
 }
 
 static void
@@ -86,12 +86,12 @@ put_param_data(const struct xcm_limits *lim, struct xcm_wbuf *w)
 	size_t d;
 
 	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_PARAM_DATA);
-	xcm_wbuf_put(w, NULL, XCM_TPC_PD_MAX_CSCD - XCM_TPC_DESC_HDR);   /* 4-7 reserved */
+	xcm_wbuf_put(w, NULL, TPC_PD_MAX_CSCD - TPC_DESC_HDR);   /* 4-7 reserved */
 	xcm_wbuf_put16(w, lim->max_cscd);                                /* 8-9 */
 	xcm_wbuf_put16(w, lim->max_seg);                                 /* 10-11 */
 	xcm_wbuf_put32(w, lim->max_desc_list_len);                       /* 12-15 */
 	xcm_wbuf_put32(w, lim->max_inline_len);                          /* 16-19 */
-	xcm_wbuf_put(w, NULL, XCM_TPC_PD_LEN - (XCM_TPC_PD_MAX_INLINE + 4)); /* 20-31 */
+	xcm_wbuf_put(w, NULL, TPC_PD_LEN - (TPC_PD_MAX_INLINE + 4)); /* 20-31 */
 	xcm_vpd_desc_end(w, d);
 }
 
@@ -107,7 +107,7 @@ put_gco(const struct xcm_limits *lim, struct xcm_wbuf *w)
 	xcm_wbuf_put32(w, lim->max_seg_len);                             /* 12-15 */
 	xcm_wbuf_put8(w, lim->data_seg_gran);                            /* 16 */
 	xcm_wbuf_put8(w, lim->inline_gran);                              /* 17 */
-	xcm_wbuf_put(w, NULL, XCM_TPC_GCO_LEN - (XCM_TPC_GCO_INLINE_GRAN + 1)); /* 18-35 */
+	xcm_wbuf_put(w, NULL, TPC_GCO_LEN - (TPC_GCO_INLINE_GRAN + 1)); /* 18-35 */
 	xcm_vpd_desc_end(w, d);
 }
 
@@ -168,8 +168,8 @@ xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits
 	if (tl != NULL) {
 		xcm_vpd_tpc_put_rod(tl, w);
 	}
-	xcm_wbuf_patch16(w, start + XCM_TPC_PAGE_LEN,
-			 (uint16_t)(w->len - start - XCM_TPC_PAGE_HDR));
+	xcm_wbuf_patch16(w, start + TPC_PAGE_LEN,
+			 (uint16_t)(w->len - start - TPC_PAGE_HDR));
 }
 
 /* 0001h: entries (opcode, k, k service actions) inside COMMANDS SUPPORTED LIST LENGTH. */
@@ -180,8 +180,8 @@ dec_supported_cmds(struct xcm_span d, struct xcm_tpc_info *out)
 	size_t off = 0;
 	size_t i;
 
-	if (!xcm_span_sub(d, XCM_TPC_LIST_LEN, 1, &n) ||
-	    !xcm_span_sub(d, XCM_TPC_LIST_LEN + 1, n.p[0], &list)) {
+	if (!xcm_span_sub(d, TPC_LIST_LEN, 1, &n) ||
+	    !xcm_span_sub(d, TPC_LIST_LEN + 1, n.p[0], &list)) {
 		return -EINVAL;
 	}
 	while (off < list.len) {
@@ -229,13 +229,13 @@ dec_supported_cmds(struct xcm_span d, struct xcm_tpc_info *out)
 static int
 dec_param_data(struct xcm_span d, struct xcm_tpc_info *out)
 {
-	if (d.len < XCM_TPC_PD_LEN) {
+	if (d.len < TPC_PD_LEN) {
 		return -EINVAL;
 	}
-	out->max_cscd = xcm_get_be16(d.p + XCM_TPC_PD_MAX_CSCD);
-	out->max_seg = xcm_get_be16(d.p + XCM_TPC_PD_MAX_SEG);
-	out->max_desc_list_len = xcm_get_be32(d.p + XCM_TPC_PD_MAX_DESC_LIST);
-	out->max_inline_len = xcm_get_be32(d.p + XCM_TPC_PD_MAX_INLINE);
+	out->max_cscd = xcm_get_be16(d.p + TPC_PD_MAX_CSCD);
+	out->max_seg = xcm_get_be16(d.p + TPC_PD_MAX_SEG);
+	out->max_desc_list_len = xcm_get_be32(d.p + TPC_PD_MAX_DESC_LIST);
+	out->max_inline_len = xcm_get_be32(d.p + TPC_PD_MAX_INLINE);
 	out->has_param_data = true;
 	return 0;
 }
@@ -245,8 +245,8 @@ dec_supported_descs(struct xcm_span d, struct xcm_tpc_info *out)
 {
 	struct xcm_span n, list;
 
-	if (!xcm_span_sub(d, XCM_TPC_LIST_LEN, 1, &n) ||
-	    !xcm_span_sub(d, XCM_TPC_LIST_LEN + 1, n.p[0], &list)) {
+	if (!xcm_span_sub(d, TPC_LIST_LEN, 1, &n) ||
+	    !xcm_span_sub(d, TPC_LIST_LEN + 1, n.p[0], &list)) {
 		return -EINVAL;
 	}
 	out->n_descs = (uint8_t)list.len;
@@ -261,8 +261,8 @@ dec_cscd_ids(struct xcm_span d, struct xcm_tpc_info *out)
 	struct xcm_span n, list;
 	size_t i, count;
 
-	if (!xcm_span_sub(d, XCM_TPC_LIST_LEN, 2, &n) ||
-	    !xcm_span_sub(d, XCM_TPC_LIST_LEN + 2, xcm_get_be16(n.p), &list)) {
+	if (!xcm_span_sub(d, TPC_LIST_LEN, 2, &n) ||
+	    !xcm_span_sub(d, TPC_LIST_LEN + 2, xcm_get_be16(n.p), &list)) {
 		return -EINVAL;
 	}
 	/* 2-byte IDs; an odd trailing byte is not an ID */
@@ -278,14 +278,14 @@ dec_cscd_ids(struct xcm_span d, struct xcm_tpc_info *out)
 static int
 dec_general_copy_ops(struct xcm_span d, struct xcm_tpc_info *out)
 {
-	if (d.len < XCM_TPC_GCO_LEN) {
+	if (d.len < TPC_GCO_LEN) {
 		return -EINVAL;
 	}
-	out->total_concurrent = xcm_get_be32(d.p + XCM_TPC_GCO_TOTAL);
-	out->max_identified_concurrent = xcm_get_be32(d.p + XCM_TPC_GCO_MAX_ID);
-	out->max_seg_len = xcm_get_be32(d.p + XCM_TPC_GCO_MAX_SEG_LEN);
-	out->data_seg_gran = d.p[XCM_TPC_GCO_DATA_GRAN];
-	out->inline_gran = d.p[XCM_TPC_GCO_INLINE_GRAN];
+	out->total_concurrent = xcm_get_be32(d.p + TPC_GCO_TOTAL);
+	out->max_identified_concurrent = xcm_get_be32(d.p + TPC_GCO_MAX_ID);
+	out->max_seg_len = xcm_get_be32(d.p + TPC_GCO_MAX_SEG_LEN);
+	out->data_seg_gran = d.p[TPC_GCO_DATA_GRAN];
+	out->inline_gran = d.p[TPC_GCO_INLINE_GRAN];
 	out->has_general_copy_ops = true;
 	return 0;
 }
@@ -298,8 +298,8 @@ xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out)
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!xcm_span_sub(page, 0, XCM_TPC_PAGE_HDR, &hdr) ||
-	    hdr.p[XCM_TPC_PAGE_CODE] != XCM_VPD_TPC) {
+	if (!xcm_span_sub(page, 0, TPC_PAGE_HDR, &hdr) ||
+	    hdr.p[TPC_PAGE_CODE] != XCM_VPD_TPC) {
 		return -EINVAL;
 	}
 	/*
@@ -307,18 +307,18 @@ xcm_vpd_tpc_decode(struct xcm_span page, struct xcm_tpc_info *out)
 	 * a whole: the caller re-reads with PAGE LENGTH + 4 rather than act on a
 	 * partial descriptor list.
 	 */
-	if (!xcm_span_sub(page, XCM_TPC_PAGE_HDR, xcm_get_be16(hdr.p + XCM_TPC_PAGE_LEN), &body)) {
+	if (!xcm_span_sub(page, TPC_PAGE_HDR, xcm_get_be16(hdr.p + TPC_PAGE_LEN), &body)) {
 		return -EINVAL;
 	}
 	/* walk by 4 + DESCRIPTOR LENGTH; one bounds check per descriptor */
 	while (off < body.len && rc == 0) {
-		if (!xcm_span_sub(body, off, XCM_TPC_DESC_HDR, &dh) ||
+		if (!xcm_span_sub(body, off, TPC_DESC_HDR, &dh) ||
 		    !xcm_span_sub(body, off,
-				  XCM_TPC_DESC_HDR + (size_t)xcm_get_be16(dh.p + XCM_TPC_DESC_LEN),
+				  TPC_DESC_HDR + (size_t)xcm_get_be16(dh.p + TPC_DESC_LEN),
 				  &d)) {
 			return -EINVAL;
 		}
-		switch (xcm_get_be16(d.p + XCM_TPC_DESC_TYPE)) {
+		switch (xcm_get_be16(d.p + TPC_DESC_TYPE)) {
 		case XCM_TPC_DESC_SUPPORTED_CMDS:
 			rc = dec_supported_cmds(d, out);
 			break;
