@@ -13,23 +13,6 @@ static struct xcm_list g_in, g_out;
 static uint8_t g_buf[8192];
 static struct xcm_err g_err;
 
-static void
-make_cscd(struct xcm_cscd *c, uint8_t seed)
-{
-	uint8_t i;
-
-	memset(c, 0, sizeof(*c));
-	c->type = XCM_CSCD_ID;
-	c->code_set = XCM_CODE_SET_BINARY;
-	c->desig_type = XCM_DESIG_NAA;
-	c->desig_len = 16;
-	c->desig[0] = 0x60;
-	for (i = 1; i < 16; i++) {
-		c->desig[i] = (uint8_t)(seed * 29u + i);
-	}
-	c->block_len = 512;
-}
-
 /* Two CSCDs, nseg 02h segments, LID4 list id 0x0A0B0C0D, usage hold; returns the length. */
 static size_t
 build4(uint32_t nseg)
@@ -43,8 +26,8 @@ build4(uint32_t nseg)
 	g_in.list_id_usage = XCM_LIST_ID_HOLD;
 	g_in.priority = 3;
 	g_in.ncscd = 2;
-	make_cscd(&g_in.cscd[0], 1);
-	make_cscd(&g_in.cscd[1], 2);
+	ut_make_cscd(&g_in.cscd[0], 1);
+	ut_make_cscd(&g_in.cscd[1], 2);
 	g_in.nseg = nseg;
 	for (i = 0; i < nseg; i++) {
 		g_in.seg[i].type = XCM_SEG_B2B;

@@ -55,24 +55,6 @@ static struct xcm_err g_err;
 	EXPECT_SENSE((st), XCM_E_INVALID_FIELD_PARAM, XCM_ASC_INVALID_FIELD_IN_PARAM, (field), \
 		     (bit))
 
-/* A valid E4h CSCD: NAA 6 (16 bytes), binary, 512-byte blocks; seed varies the designator. */
-static void
-make_cscd(struct xcm_cscd *c, uint8_t seed)
-{
-	uint8_t i;
-
-	memset(c, 0, sizeof(*c));
-	c->type = XCM_CSCD_ID;
-	c->code_set = XCM_CODE_SET_BINARY;
-	c->desig_type = XCM_DESIG_NAA;
-	c->desig_len = 16;
-	c->desig[0] = 0x60;
-	for (i = 1; i < 16; i++) {
-		c->desig[i] = (uint8_t)(seed * 31u + i);
-	}
-	c->block_len = 512;
-}
-
 /* ncscd CSCDs, nseg 02h segments from CSCD 0 (or self) to the last CSCD (or self). */
 static size_t
 build(uint32_t ncscd, uint32_t nseg)
@@ -86,7 +68,7 @@ build(uint32_t ncscd, uint32_t nseg)
 	g_in.ncscd = ncscd;
 	g_in.nseg = nseg;
 	for (i = 0; i < ncscd; i++) {
-		make_cscd(&g_in.cscd[i], (uint8_t)i);
+		ut_make_cscd(&g_in.cscd[i], (uint8_t)i);
 	}
 	for (i = 0; i < nseg; i++) {
 		struct xcm_segment *s = &g_in.seg[i];

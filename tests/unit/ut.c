@@ -137,3 +137,21 @@ ut_skipped(void)
 {
 	return g_skipped;
 }
+
+/* A valid E4h CSCD: NAA 6 (16 bytes), binary, 512-byte blocks; seed varies the designator. */
+void
+ut_make_cscd(struct xcm_cscd *c, uint8_t seed)
+{
+	uint8_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->type = XCM_CSCD_ID;
+	c->code_set = XCM_CODE_SET_BINARY;
+	c->desig_type = XCM_DESIG_NAA;
+	c->desig_len = 16;
+	c->desig[0] = 0x60;
+	for (i = 1; i < 16; i++) {
+		c->desig[i] = (uint8_t)(seed * 31u + i);
+	}
+	c->block_len = 512;
+}

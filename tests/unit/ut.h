@@ -72,6 +72,8 @@ void ut_hexdump(FILE *f, const void *p, size_t len);
  * removes it and everything below it (symlinks are removed, not followed).
  */
 void ut_tmpdir(const char *tag, char *out, size_t cap);
+/* A valid E4h CSCD: NAA 6 (16 bytes), binary, 512-byte blocks; seed varies the designator. */
+void ut_make_cscd(struct xcm_cscd *c, uint8_t seed);
 void ut_rm_tree(const char *dir);
 /* Write len bytes of s to dir/rel, making the parent directories; aborts on failure. */
 void ut_put_file(const char *dir, const char *rel, const char *s);
