@@ -5,14 +5,14 @@
 #                     $(BUILD)/bench/bench.md and $(BUILD)/bench/bench.csv
 #
 # Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
-# BENCH_TIMEOUT (s, default 1140), BENCH_PROFILE=0 (skip the perf profile),
+# BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
 # BENCH_RUN_OPTS (extra tests/lab/run options). Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
 XCBENCH := $(BUILD)/bench/xcbench
 BENCH_SIZES ?= 64M 1G
 BENCH_MEM ?= 5G
-BENCH_TIMEOUT ?= 1140
+BENCH_TIMEOUT ?= 1800
 BENCH_PROFILE ?= 1
 BENCH_RUN_OPTS ?=
 
