@@ -340,23 +340,24 @@ copy_files(struct run *r)
 }
 
 enum {
-	O_SRC_LBA = 256, O_DST_LBA, O_BLOCKS, O_OFFSET, O_SRC_OFF, O_DST_OFF, O_LENGTH,
-	O_REQUIRE, O_NO_OFFLOAD, O_PROGRESS, O_NO_PROGRESS, O_STATS, O_METHOD,
+	OPT_SRC_LBA = 256, OPT_DST_LBA, OPT_BLOCKS, OPT_OFFSET, OPT_SRC_OFF, OPT_DST_OFF,
+	OPT_LENGTH, OPT_REQUIRE, OPT_NO_OFFLOAD, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_STATS,
+	OPT_METHOD,
 };
 static const struct option g_lopts[] = {
-	{ "src-lba", required_argument, NULL, O_SRC_LBA },
-	{ "dst-lba", required_argument, NULL, O_DST_LBA },
-	{ "blocks", required_argument, NULL, O_BLOCKS },
-	{ "offset", required_argument, NULL, O_OFFSET },
-	{ "src-offset", required_argument, NULL, O_SRC_OFF },
-	{ "dst-offset", required_argument, NULL, O_DST_OFF },
-	{ "length", required_argument, NULL, O_LENGTH },
-	{ "require-offload", no_argument, NULL, O_REQUIRE },
-	{ "no-offload", no_argument, NULL, O_NO_OFFLOAD },
-	{ "progress", no_argument, NULL, O_PROGRESS },
-	{ "no-progress", no_argument, NULL, O_NO_PROGRESS },
-	{ "stats", optional_argument, NULL, O_STATS },
-	{ "method", required_argument, NULL, O_METHOD },
+	{ "src-lba", required_argument, NULL, OPT_SRC_LBA },
+	{ "dst-lba", required_argument, NULL, OPT_DST_LBA },
+	{ "blocks", required_argument, NULL, OPT_BLOCKS },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "src-offset", required_argument, NULL, OPT_SRC_OFF },
+	{ "dst-offset", required_argument, NULL, OPT_DST_OFF },
+	{ "length", required_argument, NULL, OPT_LENGTH },
+	{ "require-offload", no_argument, NULL, OPT_REQUIRE },
+	{ "no-offload", no_argument, NULL, OPT_NO_OFFLOAD },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "stats", optional_argument, NULL, OPT_STATS },
+	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "explain", no_argument, NULL, 'n' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -391,23 +392,23 @@ parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "nqvhVj:", g_lopts, NULL)) != -1) {
-		if (c >= O_SRC_LBA && c <= O_LENGTH && parse_u64(optarg, &v) != 0) {
+		if (c >= OPT_SRC_LBA && c <= OPT_LENGTH && parse_u64(optarg, &v) != 0) {
 			fprintf(stderr, "xcp: bad number '%s'\n", optarg);
 			return XCP_EXIT_USAGE;
 		}
 		switch (c) {
-		case O_SRC_LBA: o->src_lba = v; o->have_lba = true; break;
-		case O_DST_LBA: o->dst_lba = v; o->have_lba = true; break;
-		case O_BLOCKS: o->blocks = v; o->have_blocks = true; break;
-		case O_OFFSET: o->src_off = o->dst_off = v; o->have_off = true; break;
-		case O_SRC_OFF: o->src_off = v; o->have_off = true; break;
-		case O_DST_OFF: o->dst_off = v; o->have_off = true; break;
-		case O_LENGTH: o->length = v; o->have_len = true; break;
-		case O_REQUIRE: o->flags |= XCOPY_REQUIRE_OFFLOAD; break;
-		case O_NO_OFFLOAD: o->flags |= XCOPY_NO_OFFLOAD; break;
-		case O_PROGRESS: o->progress = 1; break;
-		case O_NO_PROGRESS: o->progress = 0; break;
-		case O_STATS:
+		case OPT_SRC_LBA: o->src_lba = v; o->have_lba = true; break;
+		case OPT_DST_LBA: o->dst_lba = v; o->have_lba = true; break;
+		case OPT_BLOCKS: o->blocks = v; o->have_blocks = true; break;
+		case OPT_OFFSET: o->src_off = o->dst_off = v; o->have_off = true; break;
+		case OPT_SRC_OFF: o->src_off = v; o->have_off = true; break;
+		case OPT_DST_OFF: o->dst_off = v; o->have_off = true; break;
+		case OPT_LENGTH: o->length = v; o->have_len = true; break;
+		case OPT_REQUIRE: o->flags |= XCOPY_REQUIRE_OFFLOAD; break;
+		case OPT_NO_OFFLOAD: o->flags |= XCOPY_NO_OFFLOAD; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case OPT_NO_PROGRESS: o->progress = 0; break;
+		case OPT_STATS:
 			if (optarg == NULL || strcmp(optarg, "text") == 0) {
 				o->stats = STATS_TEXT;
 			} else if (strcmp(optarg, "json") == 0) {
@@ -417,7 +418,7 @@ parse_args(int argc, char **argv, struct opts *o)
 				return XCP_EXIT_USAGE;
 			}
 			break;
-		case O_METHOD:
+		case OPT_METHOD:
 			if (parse_method(optarg, &o->flags) != 0) {
 				return XCP_EXIT_USAGE;
 			}
