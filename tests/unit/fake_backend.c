@@ -7,8 +7,8 @@
 
 #include "fake_backend.h"
 
-struct fb_lu {
-	struct fb *fb;
+struct fake_lu {
+	struct fake_be *be;
 	unsigned idx;
 	uint32_t bs;
 	uint64_t nblocks;
@@ -21,32 +21,32 @@ struct fb_lu {
 	int resolve_err;
 };
 
-struct fb {
+struct fake_be {
 	unsigned nlu;
-	struct fb_lu lu[FB_MAX_LU];
-	bool denied[FB_MAX_LU][FB_MAX_LU];   /* [self][other] */
-	struct fb_fault fault;
-	struct fb_counters cnt;
+	struct fake_lu lu[FAKE_MAX_LU];
+	bool denied[FAKE_MAX_LU][FAKE_MAX_LU];   /* [self][other] */
+	struct fake_fault fault;
+	struct fake_counters cnt;
 	uint64_t clock_ms;
 	uint64_t per_call_ms;
 	uint64_t per_mib_ms;
 };
 
-/* The engine sees struct xcm_lu * only; it is one of our struct fb_lu. */
-static struct fb_lu *
-to_fb(struct xcm_lu *lu)
+/* The engine sees struct xcm_lu * only; it is one of our struct fake_lu. */
+static struct fake_lu *
+to_fake(struct xcm_lu *lu)
 {
-	return (struct fb_lu *)(void *)lu;
+	return (struct fake_lu *)(void *)lu;
 }
 
-static const struct fb_lu *
-to_fb_c(const struct xcm_lu *lu)
+static const struct fake_lu *
+to_fake_c(const struct xcm_lu *lu)
 {
-	return (const struct fb_lu *)(const void *)lu;
+	return (const struct fake_lu *)(const void *)lu;
 }
 
 static struct xcm_lu *
-to_xcm(struct fb_lu *lu)
+to_xcm(struct fake_lu *lu)
 {
 	return (struct xcm_lu *)(void *)lu;
 }
@@ -58,35 +58,35 @@ die(const char *what)
 	abort();
 }
 
-struct fb *
-fb_create(void)
+struct fake_be *
+fake_create(void)
 {
-	struct fb *fb = calloc(1, sizeof(*fb));
+	struct fake_be *be = calloc(1, sizeof(*be));
 
-	if (fb == NULL) {
+	if (be == NULL) {
 		die("out of memory");
 	}
-	return fb;
+	return be;
 }
 
 void
-fb_destroy(struct fb *fb)
+fake_destroy(struct fake_be *be)
 {
 	unsigned i;
 
-	if (fb == NULL) {
+	if (be == NULL) {
 		return;
 	}
-	for (i = 0; i < fb->nlu; i++) {
-		free(fb->lu[i].data);
+	for (i = 0; i < be->nlu; i++) {
+		free(be->lu[i].data);
 	}
-	free(fb);
+	free(be);
 }
 
 void
-fb_lu_fill(struct xcm_lu *xlu, uint32_t seed)
+fake_lu_fill(struct xcm_lu *xlu, uint32_t seed)
 {
-	struct fb_lu *lu = to_fb(xlu);
+	struct fake_lu *lu = to_fake(xlu);
 	uint64_t x = 0x9E3779B97F4A7C15ULL * ((uint64_t)seed + 1);
 	size_t i;
 
@@ -100,20 +100,20 @@ fb_lu_fill(struct xcm_lu *xlu, uint32_t seed)
 }
 
 struct xcm_lu *
-fb_lu_add(struct fb *fb, uint32_t block_size, uint64_t num_blocks, uint32_t seed)
+fake_lu_add(struct fake_be *be, uint32_t block_size, uint64_t num_blocks, uint32_t seed)
 {
-	struct fb_lu *lu;
+	struct fake_lu *lu;
 
-	if (fb->nlu == FB_MAX_LU) {
+	if (be->nlu == FAKE_MAX_LU) {
 		die("too many LUs");
 	}
 	if (block_size == 0 || num_blocks > SIZE_MAX / block_size) {
 		die("LU size");
 	}
-	lu = &fb->lu[fb->nlu];
+	lu = &be->lu[be->nlu];
 	memset(lu, 0, sizeof(*lu));
-	lu->fb = fb;
-	lu->idx = fb->nlu;
+	lu->be = be;
+	lu->idx = be->nlu;
 	lu->bs = block_size;
 	lu->nblocks = num_blocks;
 	lu->size = (size_t)(num_blocks * block_size);
@@ -130,16 +130,16 @@ fb_lu_add(struct fb *fb, uint32_t block_size, uint64_t num_blocks, uint32_t seed
 	lu->desig[2] = 0x40;
 	xcm_put_be32(lu->desig + 8, seed);
 	xcm_put_be32(lu->desig + 12, ~seed);
-	fb->nlu++;
-	fb_lu_fill(to_xcm(lu), seed);
+	be->nlu++;
+	fake_lu_fill(to_xcm(lu), seed);
 	return to_xcm(lu);
 }
 
 void
-fb_lu_set_desig(struct xcm_lu *xlu, uint8_t code_set, uint8_t desig_type, const uint8_t *desig,
+fake_lu_set_desig(struct xcm_lu *xlu, uint8_t code_set, uint8_t desig_type, const uint8_t *desig,
 		uint8_t len)
 {
-	struct fb_lu *lu = to_fb(xlu);
+	struct fake_lu *lu = to_fake(xlu);
 
 	if (len > XCM_DESIG_MAX) {
 		die("designator too long");
@@ -152,9 +152,9 @@ fb_lu_set_desig(struct xcm_lu *xlu, uint8_t code_set, uint8_t desig_type, const 
 }
 
 void
-fb_lu_cscd(const struct xcm_lu *xlu, struct xcm_cscd *c)
+fake_lu_cscd(const struct xcm_lu *xlu, struct xcm_cscd *c)
 {
-	const struct fb_lu *lu = to_fb_c(xlu);
+	const struct fake_lu *lu = to_fake_c(xlu);
 
 	memset(c, 0, sizeof(*c));
 	c->type = XCM_CSCD_ID;
@@ -167,9 +167,9 @@ fb_lu_cscd(const struct xcm_lu *xlu, struct xcm_cscd *c)
 }
 
 uint8_t *
-fb_lu_data(struct xcm_lu *xlu, size_t *len)
+fake_lu_data(struct xcm_lu *xlu, size_t *len)
 {
-	struct fb_lu *lu = to_fb(xlu);
+	struct fake_lu *lu = to_fake(xlu);
 
 	if (len != NULL) {
 		*len = lu->size;
@@ -178,9 +178,9 @@ fb_lu_data(struct xcm_lu *xlu, size_t *len)
 }
 
 uint64_t
-fb_lu_sum(struct xcm_lu *xlu, uint64_t off, uint64_t len)
+fake_lu_sum(struct xcm_lu *xlu, uint64_t off, uint64_t len)
 {
-	struct fb_lu *lu = to_fb(xlu);
+	struct fake_lu *lu = to_fake(xlu);
 	uint64_t h = 0xcbf29ce484222325ULL;
 	uint64_t i;
 
@@ -198,57 +198,57 @@ fb_lu_sum(struct xcm_lu *xlu, uint64_t off, uint64_t len)
 }
 
 uint64_t
-fb_lu_sum_all(struct xcm_lu *xlu)
+fake_lu_sum_all(struct xcm_lu *xlu)
 {
-	return fb_lu_sum(xlu, 0, UINT64_MAX);
+	return fake_lu_sum(xlu, 0, UINT64_MAX);
 }
 
 void
-fb_lu_set_resolve_err(struct xcm_lu *xlu, int err)
+fake_lu_set_resolve_err(struct xcm_lu *xlu, int err)
 {
-	to_fb(xlu)->resolve_err = err;
+	to_fake(xlu)->resolve_err = err;
 }
 
 void
-fb_allow(struct fb *fb, struct xcm_lu *self, struct xcm_lu *other, bool allowed)
+fake_allow(struct fake_be *be, struct xcm_lu *self, struct xcm_lu *other, bool allowed)
 {
-	fb->denied[to_fb(self)->idx][to_fb(other)->idx] = !allowed;
+	be->denied[to_fake(self)->idx][to_fake(other)->idx] = !allowed;
 }
 
 void
-fb_set_fault(struct fb *fb, const struct fb_fault *f)
+fake_set_fault(struct fake_be *be, const struct fake_fault *f)
 {
 	if (f == NULL) {
-		memset(&fb->fault, 0, sizeof(fb->fault));
+		memset(&be->fault, 0, sizeof(be->fault));
 	} else {
-		fb->fault = *f;
+		be->fault = *f;
 	}
 }
 
-const struct fb_counters *
-fb_counters(const struct fb *fb)
+const struct fake_counters *
+fake_counters(const struct fake_be *be)
 {
-	return &fb->cnt;
+	return &be->cnt;
 }
 
 void
-fb_reset_counters(struct fb *fb)
+fake_reset_counters(struct fake_be *be)
 {
-	memset(&fb->cnt, 0, sizeof(fb->cnt));
+	memset(&be->cnt, 0, sizeof(be->cnt));
 }
 
 /* ---- struct xcm_backend_ops ---- */
 
 static int
-fb_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xcm_lu **out)
+fake_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xcm_lu **out)
 {
-	struct fb *fb = ctx;
-	struct fb_lu *lu;
+	struct fake_be *be = ctx;
+	struct fake_lu *lu;
 	unsigned i;
 
-	fb->cnt.resolve_calls++;
-	for (i = 0; i < fb->nlu; i++) {
-		lu = &fb->lu[i];
+	be->cnt.resolve_calls++;
+	for (i = 0; i < be->nlu; i++) {
+		lu = &be->lu[i];
 		if (lu->code_set != c->code_set || lu->desig_type != c->desig_type ||
 		    lu->desig_len != c->desig_len ||
 		    memcmp(lu->desig, c->desig, lu->desig_len) != 0) {
@@ -257,7 +257,7 @@ fb_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xcm_
 		if (lu->resolve_err != 0) {
 			return lu->resolve_err;
 		}
-		if (self != NULL && fb->denied[to_fb(self)->idx][i]) {
+		if (self != NULL && be->denied[to_fake(self)->idx][i]) {
 			return -EACCES;
 		}
 		*out = to_xcm(lu);
@@ -267,96 +267,96 @@ fb_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xcm_
 }
 
 static uint32_t
-fb_block_size(void *ctx, struct xcm_lu *lu)
+fake_block_size(void *ctx, struct xcm_lu *lu)
 {
-	return to_fb(lu)->bs;
+	return to_fake(lu)->bs;
 }
 
 static uint64_t
-fb_num_blocks(void *ctx, struct xcm_lu *lu)
+fake_num_blocks(void *ctx, struct xcm_lu *lu)
 {
-	return to_fb(lu)->nblocks;
+	return to_fake(lu)->nblocks;
 }
 
 static bool
-in_lu(const struct fb_lu *lu, uint64_t off, uint64_t len)
+in_lu(const struct fake_lu *lu, uint64_t off, uint64_t len)
 {
 	return off <= lu->size && len <= lu->size - off;
 }
 
 static int
-fb_copy(void *ctx, struct xcm_lu *xsrc, uint64_t src_off, struct xcm_lu *xdst, uint64_t dst_off,
+fake_copy(void *ctx, struct xcm_lu *xsrc, uint64_t src_off, struct xcm_lu *xdst, uint64_t dst_off,
 	uint64_t len, struct xcm_io_err *ioerr)
 {
-	struct fb *fb = ctx;
-	struct fb_lu *src = to_fb(xsrc);
-	struct fb_lu *dst = to_fb(xdst);
+	struct fake_be *be = ctx;
+	struct fake_lu *src = to_fake(xsrc);
+	struct fake_lu *dst = to_fake(xdst);
 	uint64_t n = len;
 	int err = 0;
 
-	fb->cnt.copy_calls++;
-	if (len > fb->cnt.max_copy_len) {
-		fb->cnt.max_copy_len = len;
+	be->cnt.copy_calls++;
+	if (len > be->cnt.max_copy_len) {
+		be->cnt.max_copy_len = len;
 	}
-	fb->clock_ms += fb->per_call_ms + fb->per_mib_ms * ((len + (1u << 20) - 1) >> 20);
-	fb->cnt.last_write_end_ms = fb->clock_ms;
+	be->clock_ms += be->per_call_ms + be->per_mib_ms * ((len + (1u << 20) - 1) >> 20);
+	be->cnt.last_write_end_ms = be->clock_ms;
 	if (!in_lu(src, src_off, len) || !in_lu(dst, dst_off, len)) {
-		fb->cnt.bad_ranges++;
+		be->cnt.bad_ranges++;
 		memset(ioerr, 0, sizeof(*ioerr));
 		return -ERANGE;
 	}
-	if (fb->fault.nth != 0 && --fb->fault.nth == 0) {
-		err = fb->fault.err != 0 ? fb->fault.err : -EIO;
-		n = fb->fault.after < len ? fb->fault.after : len;
+	if (be->fault.nth != 0 && --be->fault.nth == 0) {
+		err = be->fault.err != 0 ? be->fault.err : -EIO;
+		n = be->fault.after < len ? be->fault.after : len;
 	}
 	/* memmove: same-LU overlapping ranges come out as if read whole, then written */
 	memmove(dst->data + dst_off, src->data + src_off, (size_t)n);
-	fb->cnt.bytes += n;
+	be->cnt.bytes += n;
 	if (err == 0) {
 		return 0;
 	}
 	memset(ioerr, 0, sizeof(*ioerr));
-	ioerr->at_dst = fb->fault.at_dst;
+	ioerr->at_dst = be->fault.at_dst;
 	ioerr->done = n;
-	ioerr->status = fb->fault.status;
-	ioerr->sense_len = fb->fault.sense_len;
-	memcpy(ioerr->sense, fb->fault.sense, sizeof(ioerr->sense));
+	ioerr->status = be->fault.status;
+	ioerr->sense_len = be->fault.sense_len;
+	memcpy(ioerr->sense, be->fault.sense, sizeof(ioerr->sense));
 	return err;
 }
 
 static uint64_t
-fb_now_ms(void *ctx)
+fake_now_ms(void *ctx)
 {
-	struct fb *fb = ctx;
+	struct fake_be *be = ctx;
 
-	fb->cnt.clock_reads++;
-	return fb->clock_ms;
+	be->cnt.clock_reads++;
+	return be->clock_ms;
 }
 
 void
-fb_clock_set(struct fb *fb, uint64_t start_ms, uint64_t per_call_ms, uint64_t per_mib_ms)
+fake_clock_set(struct fake_be *be, uint64_t start_ms, uint64_t per_call_ms, uint64_t per_mib_ms)
 {
-	fb->clock_ms = start_ms;
-	fb->per_call_ms = per_call_ms;
-	fb->per_mib_ms = per_mib_ms;
+	be->clock_ms = start_ms;
+	be->per_call_ms = per_call_ms;
+	be->per_mib_ms = per_mib_ms;
 }
 
 uint64_t
-fb_clock(const struct fb *fb)
+fake_clock(const struct fake_be *be)
 {
-	return fb->clock_ms;
+	return be->clock_ms;
 }
 
 void
-fb_clock_advance(struct fb *fb, uint64_t ms)
+fake_clock_advance(struct fake_be *be, uint64_t ms)
 {
-	fb->clock_ms += ms;
+	be->clock_ms += ms;
 }
 
-const struct xcm_backend_ops fb_ops = {
-	.resolve = fb_resolve,
-	.block_size = fb_block_size,
-	.num_blocks = fb_num_blocks,
-	.copy = fb_copy,
-	.now_ms = fb_now_ms,
+const struct xcm_backend_ops fake_ops = {
+	.resolve = fake_resolve,
+	.block_size = fake_block_size,
+	.num_blocks = fake_num_blocks,
+	.copy = fake_copy,
+	.now_ms = fake_now_ms,
 };

@@ -18,7 +18,7 @@
 #define LU_BLOCKS 1024u          /* 512 KiB LUs */
 #define CHUNK (16u * KIB)
 
-static struct fb *g_fb;
+static struct fake_be *g_be;
 static struct xcm_lu *g_a;       /* self */
 static struct xcm_lu *g_b;
 static struct xcm_list g_l;
@@ -34,8 +34,8 @@ env_free(void)
 	free(g_ref_a);
 	free(g_ref_b);
 	g_ref_a = g_ref_b = NULL;
-	fb_destroy(g_fb);
-	g_fb = NULL;
+	fake_destroy(g_be);
+	g_be = NULL;
 }
 
 static void
@@ -44,22 +44,22 @@ env_new(void)
 	size_t len;
 
 	env_free();
-	g_fb = fb_create();
-	g_a = fb_lu_add(g_fb, BS, LU_BLOCKS, 11);
-	g_b = fb_lu_add(g_fb, BS, LU_BLOCKS, 12);
+	g_be = fake_create();
+	g_a = fake_lu_add(g_be, BS, LU_BLOCKS, 11);
+	g_b = fake_lu_add(g_be, BS, LU_BLOCKS, 12);
 	memset(&g_l, 0, sizeof(g_l));
 	g_l.list_id_usage = XCM_LIST_ID_NONE;
 	g_l.ncscd = 2;
-	fb_lu_cscd(g_a, &g_l.cscd[0]);
-	fb_lu_cscd(g_b, &g_l.cscd[1]);
+	fake_lu_cscd(g_a, &g_l.cscd[0]);
+	fake_lu_cscd(g_b, &g_l.cscd[1]);
 	g_l.cscd[0].offset = XCM_PLIST_HDR_LEN;
 	g_l.cscd[1].offset = XCM_PLIST_HDR_LEN + XCM_CSCD_LEN;
 	g_seg_off = XCM_PLIST_HDR_LEN + 2 * XCM_CSCD_LEN;
 	g_ref_a = malloc(LU_BLOCKS * BS);
 	g_ref_b = malloc(LU_BLOCKS * BS);
 	UT_ASSERT_FATAL(g_ref_a != NULL && g_ref_b != NULL);
-	memcpy(g_ref_a, fb_lu_data(g_a, &len), LU_BLOCKS * BS);
-	memcpy(g_ref_b, fb_lu_data(g_b, &len), LU_BLOCKS * BS);
+	memcpy(g_ref_a, fake_lu_data(g_a, &len), LU_BLOCKS * BS);
+	memcpy(g_ref_b, fake_lu_data(g_b, &len), LU_BLOCKS * BS);
 	memset(&g_res, 0xA5, sizeof(g_res));
 	memset(&g_err, 0, sizeof(g_err));
 }
@@ -86,7 +86,7 @@ run(uint64_t deadline, uint64_t chunk)
 {
 	struct xcm_exec_opts o = { .deadline_ms = deadline, .chunk_len = chunk };
 
-	return xcm_list_execute_opts(&g_l, &xcm_limits_default, &fb_ops, g_fb, g_a, &o, &g_res,
+	return xcm_list_execute_opts(&g_l, &xcm_limits_default, &fake_ops, g_be, g_a, &o, &g_res,
 				     &g_err);
 }
 
@@ -100,7 +100,7 @@ b_is(uint64_t soff, uint64_t off, uint64_t n)
 	UT_ASSERT_FATAL(want != NULL);
 	memcpy(want, g_ref_b, LU_BLOCKS * BS);
 	memcpy(want + off, g_ref_a + soff, (size_t)n);
-	ok = memcmp(fb_lu_data(g_b, NULL), want, LU_BLOCKS * BS) == 0;
+	ok = memcmp(fake_lu_data(g_b, NULL), want, LU_BLOCKS * BS) == 0;
 	free(want);
 	return ok;
 }
@@ -134,13 +134,13 @@ deadline_segment_runs_in_chunks(void)
 	env_new();
 	add_b2b(0, 1, 512, 0, 256);
 	CU_ASSERT_EQUAL(run(0, CHUNK), XCM_OK);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 16);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->max_copy_len, CHUNK);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 16);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->max_copy_len, CHUNK);
 	CU_ASSERT_EQUAL(g_res.segs_processed, 1);
 	CU_ASSERT_EQUAL(g_res.bytes, 512 * BS);
 	CU_ASSERT_TRUE(b_is(0, 256 * BS, 512 * BS));
 	/* no deadline: the clock is never read */
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->clock_reads, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->clock_reads, 0);
 	env_free();
 }
 
@@ -151,11 +151,11 @@ deadline_default_chunk_and_remainder(void)
 	env_new();
 	add_b2b(0, 1, 40, 0, 0);       /* 20 KiB in 16 KiB chunks: 16 + 4 */
 	CU_ASSERT_EQUAL(run(0, 0), XCM_OK);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 1);
-	fb_reset_counters(g_fb);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 1);
+	fake_reset_counters(g_be);
 	CU_ASSERT_EQUAL(run(0, CHUNK), XCM_OK);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 2);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 40 * BS);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 2);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bytes, 40 * BS);
 	CU_ASSERT_TRUE(b_is(0, 0, 40 * BS));
 	env_free();
 }
@@ -170,13 +170,13 @@ deadline_stops_between_chunks(void)
 {
 	env_new();
 	add_b2b(0, 1, 512, 0, 100);
-	fb_clock_set(g_fb, 1000, 100, 0);
+	fake_clock_set(g_be, 1000, 100, 0);
 	CU_ASSERT_EQUAL(run(1350, CHUNK), XCM_E_CA_DEADLINE);
 	expect_deadline_sense(0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 3);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 3);
 	CU_ASSERT_EQUAL(g_res.segs_processed, 0);
 	CU_ASSERT_EQUAL(g_res.bytes, 3 * CHUNK);
-	CU_ASSERT_TRUE(fb_counters(g_fb)->last_write_end_ms <= 1350);
+	CU_ASSERT_TRUE(fake_counters(g_be)->last_write_end_ms <= 1350);
 	CU_ASSERT_TRUE(b_is(0, 100 * BS, 3 * CHUNK));   /* and not one byte more */
 	env_free();
 }
@@ -188,7 +188,7 @@ deadline_csi_is_segment_being_processed(void)
 	env_new();
 	add_b2b(0, 1, 64, 0, 0);       /* 32 KiB: 2 chunks */
 	add_b2b(0, 1, 256, 64, 64);    /* 128 KiB: 8 chunks */
-	fb_clock_set(g_fb, 0, 10, 0);
+	fake_clock_set(g_be, 0, 10, 0);
 	/* chunks end at 10, 20 (seg 0), 30, 40, 50 (seg 1); the next would end at 60 > 55 */
 	CU_ASSERT_EQUAL(run(55, CHUNK), XCM_E_CA_DEADLINE);
 	expect_deadline_sense(1);
@@ -204,10 +204,10 @@ deadline_already_passed(void)
 {
 	env_new();
 	add_b2b(0, 1, 8, 0, 0);
-	fb_clock_set(g_fb, 5000, 1, 0);
+	fake_clock_set(g_be, 5000, 1, 0);
 	CU_ASSERT_EQUAL(run(5000, CHUNK), XCM_E_CA_DEADLINE);
 	expect_deadline_sense(0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 0);
 	CU_ASSERT_EQUAL(g_res.bytes, 0);
 	CU_ASSERT_EQUAL(g_res.segs_processed, 0);
 	CU_ASSERT_TRUE(b_is(0, 0, 0));
@@ -220,11 +220,11 @@ deadline_slowest_chunk_predicts(void)
 {
 	env_new();
 	add_b2b(0, 1, 1024, 0, 0);     /* 512 KiB: one 512 KiB chunk would do it all */
-	fb_clock_set(g_fb, 0, 0, 900); /* 900 ms per (started) MiB */
+	fake_clock_set(g_be, 0, 0, 900); /* 900 ms per (started) MiB */
 	CU_ASSERT_EQUAL(run(1000, 256 * KIB), XCM_E_CA_DEADLINE);
 	expect_deadline_sense(0);
 	/* chunk 1 ended at 900; chunk 2 would end at 1800 > 1000: never started */
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 1);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 1);
 	CU_ASSERT_EQUAL(g_res.bytes, 256 * KIB);
 	CU_ASSERT_TRUE(b_is(0, 0, 256 * KIB));
 	env_free();
@@ -236,11 +236,11 @@ deadline_not_reached_completes(void)
 {
 	env_new();
 	add_b2b(0, 1, 512, 0, 0);
-	fb_clock_set(g_fb, 0, 10, 0);
+	fake_clock_set(g_be, 0, 10, 0);
 	CU_ASSERT_EQUAL(run(1000, CHUNK), XCM_OK);
 	CU_ASSERT_EQUAL(g_res.segs_processed, 1);
 	CU_ASSERT_EQUAL(g_res.bytes, 512 * BS);
-	CU_ASSERT_TRUE(fb_counters(g_fb)->clock_reads > 0);
+	CU_ASSERT_TRUE(fake_counters(g_be)->clock_reads > 0);
 	CU_ASSERT_TRUE(b_is(0, 0, 512 * BS));
 	env_free();
 }
@@ -249,17 +249,17 @@ deadline_not_reached_completes(void)
 static void
 deadline_ignored_without_clock(void)
 {
-	struct xcm_backend_ops ops = fb_ops;
+	struct xcm_backend_ops ops = fake_ops;
 	struct xcm_exec_opts o = { .deadline_ms = 1, .chunk_len = CHUNK };
 
 	env_new();
 	ops.now_ms = NULL;
 	add_b2b(0, 1, 128, 0, 0);
-	fb_clock_set(g_fb, 100, 100, 0);
-	CU_ASSERT_EQUAL(xcm_list_execute_opts(&g_l, NULL, &ops, g_fb, g_a, &o, &g_res, &g_err),
+	fake_clock_set(g_be, 100, 100, 0);
+	CU_ASSERT_EQUAL(xcm_list_execute_opts(&g_l, NULL, &ops, g_be, g_a, &o, &g_res, &g_err),
 			XCM_OK);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 4);
-	CU_ASSERT_FALSE(xcm_deadline_reached(&ops, g_fb, 1, 0));
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 4);
+	CU_ASSERT_FALSE(xcm_deadline_reached(&ops, g_be, 1, 0));
 	CU_ASSERT_TRUE(b_is(0, 0, 128 * BS));
 	env_free();
 }
@@ -280,9 +280,9 @@ deadline_overlap_chunks_memmove(void)
 	memcpy(want, g_ref_a, LU_BLOCKS * BS);
 	memmove(want + 50 * BS, want + 10 * BS, 300 * BS);
 	CU_ASSERT_EQUAL(run(0, CHUNK), XCM_OK);
-	d = fb_lu_data(g_a, NULL);
+	d = fake_lu_data(g_a, NULL);
 	CU_ASSERT_EQUAL(memcmp(d, want, LU_BLOCKS * BS), 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 10);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 10);
 
 	g_l.seg[0].src_lba = 400;      /* src after dst */
 	g_l.seg[0].dst_lba = 390;
@@ -297,11 +297,11 @@ deadline_overlap_chunks_memmove(void)
 static void
 deadline_io_error_mid_segment_counts_chunks(void)
 {
-	struct fb_fault f = { .nth = 3, .err = -EIO, .at_dst = true, .after = 1000 };
+	struct fake_fault f = { .nth = 3, .err = -EIO, .at_dst = true, .after = 1000 };
 
 	env_new();
 	add_b2b(0, 1, 256, 0, 0);
-	fb_set_fault(g_fb, &f);
+	fake_set_fault(g_be, &f);
 	CU_ASSERT_EQUAL(run(0, CHUNK), XCM_E_CA_DEVICE_FAILURE);
 	CU_ASSERT_EQUAL(g_err.csi, 0);
 	CU_ASSERT_EQUAL(g_res.bytes, 2 * CHUNK + 1000);
@@ -327,7 +327,7 @@ deadline_held_results_exact(void)
 	g_l.list_id = 7;
 	g_l.list_id_usage = XCM_LIST_ID_HOLD;
 	add_b2b(0, 1, 512, 0, 0);
-	fb_clock_set(g_fb, 0, 100, 0);
+	fake_clock_set(g_be, 0, 100, 0);
 	CU_ASSERT_EQUAL(xcm_store_begin(s, &g_l, &e), XCM_OK);
 	CU_ASSERT_EQUAL(run(250, CHUNK), XCM_E_CA_DEADLINE);
 	n = xcm_sense_build(&g_err, false, sense, sizeof(sense));
@@ -363,14 +363,14 @@ static void
 deadline_reached_rule(void)
 {
 	env_new();
-	fb_clock_set(g_fb, 100, 0, 0);
-	CU_ASSERT_FALSE(xcm_deadline_reached(&fb_ops, g_fb, 0, 1000));
-	CU_ASSERT_FALSE(xcm_deadline_reached(&fb_ops, g_fb, 101, 0));
-	CU_ASSERT_FALSE(xcm_deadline_reached(&fb_ops, g_fb, 150, 50));
-	CU_ASSERT_TRUE(xcm_deadline_reached(&fb_ops, g_fb, 150, 51));
-	CU_ASSERT_TRUE(xcm_deadline_reached(&fb_ops, g_fb, 100, 0));
-	CU_ASSERT_TRUE(xcm_deadline_reached(&fb_ops, g_fb, 99, 0));
-	CU_ASSERT_FALSE(xcm_deadline_reached(NULL, g_fb, 99, 0));
+	fake_clock_set(g_be, 100, 0, 0);
+	CU_ASSERT_FALSE(xcm_deadline_reached(&fake_ops, g_be, 0, 1000));
+	CU_ASSERT_FALSE(xcm_deadline_reached(&fake_ops, g_be, 101, 0));
+	CU_ASSERT_FALSE(xcm_deadline_reached(&fake_ops, g_be, 150, 50));
+	CU_ASSERT_TRUE(xcm_deadline_reached(&fake_ops, g_be, 150, 51));
+	CU_ASSERT_TRUE(xcm_deadline_reached(&fake_ops, g_be, 100, 0));
+	CU_ASSERT_TRUE(xcm_deadline_reached(&fake_ops, g_be, 99, 0));
+	CU_ASSERT_FALSE(xcm_deadline_reached(NULL, g_be, 99, 0));
 	env_free();
 }
 

@@ -20,7 +20,7 @@
 
 static struct xcm_list g_l;
 static uint32_t g_seg_off;
-static struct fb *g_fb;
+static struct fake_be *g_be;
 static struct xcm_lu *g_lu[NLU];   /* A: 512 x 64 (self), B: 512 x 128, C: 4096 x 16 */
 static uint8_t *g_ref[NLU];
 static size_t g_len[NLU];
@@ -43,8 +43,8 @@ env_free(void)
 		free(g_ref[i]);
 		g_ref[i] = NULL;
 	}
-	fb_destroy(g_fb);
-	g_fb = NULL;
+	fake_destroy(g_be);
+	g_be = NULL;
 }
 
 /* Fresh LUs, an empty list (LIST ID USAGE 11b), snapshots taken. */
@@ -52,10 +52,10 @@ static void
 env_new(void)
 {
 	env_free();
-	g_fb = fb_create();
-	A = fb_lu_add(g_fb, 512, 64, 1);
-	B = fb_lu_add(g_fb, 512, 128, 2);
-	C = fb_lu_add(g_fb, 4096, 16, 3);
+	g_be = fake_create();
+	A = fake_lu_add(g_be, 512, 64, 1);
+	B = fake_lu_add(g_be, 512, 128, 2);
+	C = fake_lu_add(g_be, 4096, 16, 3);
 	memset(&g_l, 0, sizeof(g_l));
 	g_l.list_id_usage = XCM_LIST_ID_NONE;
 	g_seg_off = XCM_PLIST_HDR_LEN;
@@ -69,13 +69,13 @@ snapshot(void)
 	int i;
 
 	for (i = 0; i < NLU; i++) {
-		uint8_t *d = fb_lu_data(g_lu[i], &g_len[i]);
+		uint8_t *d = fake_lu_data(g_lu[i], &g_len[i]);
 
 		free(g_ref[i]);
 		g_ref[i] = malloc(g_len[i]);
 		UT_ASSERT_FATAL(g_ref[i] != NULL);
 		memcpy(g_ref[i], d, g_len[i]);
-		g_sum[i] = fb_lu_sum_all(g_lu[i]);
+		g_sum[i] = fake_lu_sum_all(g_lu[i]);
 	}
 }
 
@@ -111,7 +111,7 @@ lus_match_model(void)
 	int i;
 
 	for (i = 0; i < NLU; i++) {
-		if (memcmp(fb_lu_data(g_lu[i], NULL), g_ref[i], g_len[i]) != 0) {
+		if (memcmp(fake_lu_data(g_lu[i], NULL), g_ref[i], g_len[i]) != 0) {
 			fprintf(stderr, "\nLU %d differs from the model\n", i);
 			ok = false;
 		}
@@ -128,7 +128,7 @@ add_cscd(struct xcm_lu *lu)
 
 	UT_ASSERT_FATAL(g_l.nseg == 0 && g_l.ncscd < XCM_MAX_CSCD);
 	c = &g_l.cscd[g_l.ncscd];
-	fb_lu_cscd(lu, c);
+	fake_lu_cscd(lu, c);
 	c->offset = XCM_PLIST_HDR_LEN + g_l.ncscd * XCM_CSCD_LEN;
 	g_l.ncscd++;
 	g_seg_off = XCM_PLIST_HDR_LEN + g_l.ncscd * XCM_CSCD_LEN;
@@ -176,7 +176,7 @@ add_off(const struct xcm_cscd *src, const struct xcm_cscd *dst, uint32_t bytes, 
 static enum xcm_status
 run_lim(const struct xcm_limits *lim)
 {
-	return xcm_list_execute(&g_l, lim, &fb_ops, g_fb, A, &g_res, &g_err);
+	return xcm_list_execute(&g_l, lim, &fake_ops, g_be, A, &g_res, &g_err);
 }
 
 static enum xcm_status
@@ -201,11 +201,11 @@ expect_phase_a(int line, enum xcm_status st, enum xcm_status exp, uint32_t csi, 
 	CU_ASSERT_FALSE(g_err.fwd_valid);
 	CU_ASSERT_EQUAL(g_res.segs_processed, 0);
 	CU_ASSERT_EQUAL(g_res.bytes, 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 0);
 	CU_ASSERT_TRUE(lus_match_model());
-	CU_ASSERT_EQUAL(fb_lu_sum_all(A), g_sum[0]);
-	CU_ASSERT_EQUAL(fb_lu_sum_all(B), g_sum[1]);
-	CU_ASSERT_EQUAL(fb_lu_sum_all(C), g_sum[2]);
+	CU_ASSERT_EQUAL(fake_lu_sum_all(A), g_sum[0]);
+	CU_ASSERT_EQUAL(fake_lu_sum_all(B), g_sum[1]);
+	CU_ASSERT_EQUAL(fake_lu_sum_all(C), g_sum[2]);
 }
 #define EXPECT_PHASE_A(st, exp, csi, field) expect_phase_a(__LINE__, (st), (exp), (csi), (field))
 
@@ -216,7 +216,7 @@ expect_ok(enum xcm_status st, uint32_t segs, uint64_t bytes)
 	CU_ASSERT_EQUAL(g_err.status, XCM_OK);
 	CU_ASSERT_EQUAL(g_res.segs_processed, segs);
 	CU_ASSERT_EQUAL(g_res.bytes, bytes);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bad_ranges, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bad_ranges, 0);
 	CU_ASSERT_TRUE(lus_match_model());
 }
 
@@ -234,8 +234,8 @@ exec_single_segment_to_other_lu(void)
 	snapshot();
 	model_move(A, 3 * 512, B, 100 * 512, 8 * 512);
 	expect_ok(run(), 1, 8 * 512);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 1);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 8 * 512);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 1);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bytes, 8 * 512);
 }
 
 static void
@@ -256,7 +256,7 @@ exec_multi_segment_two_lus(void)
 	model_move(A, 63 * 512, B, 127 * 512, 512);
 	model_move(B, 10 * 512, B, 20 * 512, 2 * 512);
 	expect_ok(run(), 4, (16 + 4 + 1 + 2) * 512);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 4);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 4);
 }
 
 static void
@@ -275,7 +275,7 @@ exec_via_self_ffff(void)
 	model_move(A, 0, A, 62 * 512, 2 * 512);
 	expect_ok(run(), 3, 10 * 512);
 	/* FFFFh never goes through resolve; B is resolved once */
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->resolve_calls, 1);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->resolve_calls, 1);
 }
 
 static void
@@ -296,7 +296,7 @@ exec_each_cscd_resolved_once(void)
 			   ((uint64_t)i + 30) * 512, 512);
 	}
 	expect_ok(run(), 20, 20 * 512);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->resolve_calls, 2);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->resolve_calls, 2);
 }
 
 static void
@@ -333,7 +333,7 @@ exec_zero_length_segment(void)
 	model_move(A, 0, B, 0, 512);
 	model_move(A, 512, B, 512, 512);
 	expect_ok(run(), 4, 1024);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 2);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 2);
 }
 
 static void
@@ -342,8 +342,8 @@ exec_empty_list(void)
 	env_new();
 	snapshot();
 	expect_ok(run(), 0, 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->resolve_calls, 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->resolve_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 0);
 }
 
 static void
@@ -356,8 +356,8 @@ exec_overlap_forward(void)
 	model_move(A, 4 * 512, A, 7 * 512, 16 * 512);
 	expect_ok(run(), 1, 16 * 512);
 	/* the model is memmove; make sure it is not the same as a forward smear */
-	CU_ASSERT_NOT_EQUAL(memcmp(fb_lu_data(A, NULL) + 7 * 512, fb_lu_data(A, NULL) + 10 * 512,
-				   512), 0);
+	CU_ASSERT_NOT_EQUAL(memcmp(fake_lu_data(A, NULL) + 7 * 512,
+				   fake_lu_data(A, NULL) + 10 * 512, 512), 0);
 }
 
 static void
@@ -435,7 +435,7 @@ exec_nul_cscd_unreachable(void)
 	add_b2b(&g_l.self, cb, 1, 0, 0);
 	snapshot();
 	EXPECT_PHASE_A(run(), XCM_E_CA_UNREACHABLE, 1, 6);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->resolve_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->resolve_calls, 0);
 
 	env_new();
 	cb = (struct xcm_cscd *)add_cscd(B);
@@ -487,7 +487,8 @@ exec_designator_fields_all_matter(void)
 	}
 	/* and a custom designator resolves when the CSCD carries it */
 	env_new();
-	fb_lu_set_desig(B, XCM_CODE_SET_ASCII, XCM_DESIG_T10, (const uint8_t *)"LIO-ORG xcopy", 13);
+	fake_lu_set_desig(B, XCM_CODE_SET_ASCII, XCM_DESIG_T10,
+			  (const uint8_t *)"LIO-ORG xcopy", 13);
 	c = (struct xcm_cscd *)add_cscd(B);
 	CU_ASSERT_EQUAL(c->desig_len, 13);
 	add_b2b(c, &g_l.self, 1, 0, 0);
@@ -503,7 +504,7 @@ exec_access_denied_not_reachable(void)
 
 	env_new();
 	cb = add_cscd(B);
-	fb_allow(g_fb, A, B, false);
+	fake_allow(g_be, A, B, false);
 	add_b2b(&g_l.self, &g_l.self, 1, 0, 1);
 	add_b2b(&g_l.self, cb, 1, 0, 0);
 	snapshot();
@@ -513,7 +514,7 @@ exec_access_denied_not_reachable(void)
 	/* the rule is per (self, other): B may reach A, so as source it is fine */
 	env_new();
 	cb = add_cscd(B);
-	fb_allow(g_fb, B, A, false);
+	fake_allow(g_be, B, A, false);
 	add_b2b(cb, &g_l.self, 1, 0, 0);
 	snapshot();
 	model_move(B, 0, A, 0, 512);
@@ -527,14 +528,14 @@ exec_resolve_other_errno_not_reachable(void)
 
 	env_new();
 	cb = add_cscd(B);
-	fb_lu_set_resolve_err(B, -EIO);
+	fake_lu_set_resolve_err(B, -EIO);
 	add_b2b(cb, &g_l.self, 1, 0, 0);
 	snapshot();
 	EXPECT_PHASE_A(run(), XCM_E_CA_NOT_REACHABLE, 0, 4);
 
 	env_new();
 	cb = add_cscd(B);
-	fb_lu_set_resolve_err(B, -ENOENT);
+	fake_lu_set_resolve_err(B, -ENOENT);
 	add_b2b(cb, &g_l.self, 1, 0, 0);
 	snapshot();
 	EXPECT_PHASE_A(run(), XCM_E_CA_UNREACHABLE, 0, 4);
@@ -696,7 +697,7 @@ exec_max_segment_length(void)
 	CU_ASSERT_FALSE(g_err.sd);
 	CU_ASSERT_FALSE(g_err.csi_valid);
 	CU_ASSERT_EQUAL(xcm_status_info(g_err.status)->key, XCM_SK_ILLEGAL_REQUEST);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 0);
 	CU_ASSERT_TRUE(lus_match_model());
 
 	env_new();
@@ -704,7 +705,7 @@ exec_max_segment_length(void)
 	s = add_off(&g_l.self, cb, 4097, 0, 0, 0, 0);
 	snapshot();
 	UT_EXPECT_ERR(run_lim(&lim), &g_err, XCM_E_INVALID_FIELD_PARAM, s->offset + 8);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 0);
 
 	/* MAXIMUM SEGMENT LENGTH 0: not limited */
 	lim.max_seg_len = 0;
@@ -743,7 +744,7 @@ exec_first_failing_segment_reported(void)
 	cc = (struct xcm_cscd *)add_cscd(C);
 	add_b2b(&g_l.self, cb, 1, 0, 0);
 	add_b2b(&g_l.self, cb, 1, 64, 0);       /* source out of range */
-	fb_allow(g_fb, A, C, false);
+	fake_allow(g_be, A, C, false);
 	add_b2b(&g_l.self, cc, 8, 0, 0);        /* access denied */
 	snapshot();
 	EXPECT_PHASE_A(run(), XCM_E_CA_NOT_REACHABLE, 1, 12);
@@ -754,14 +755,14 @@ exec_first_failing_segment_reported(void)
 static void
 fault(unsigned nth, int err, bool at_dst, uint64_t after)
 {
-	struct fb_fault f;
+	struct fake_fault f;
 
 	memset(&f, 0, sizeof(f));
 	f.nth = nth;
 	f.err = err;
 	f.at_dst = at_dst;
 	f.after = after;
-	fb_set_fault(g_fb, &f);
+	fake_set_fault(g_be, &f);
 }
 
 /* The 4-segment list the I/O failure tests share: A -> B, segment i moves i+1 blocks. */
@@ -819,9 +820,9 @@ exec_write_failure_mid_list(void)
 	CU_ASSERT_EQUAL(run(), XCM_E_CA_DEVICE_FAILURE);
 	expect_io_failure(2, 2, 512 + 1024 + 1000);
 	expect_fixed_fwd(XCM_SK_MEDIUM_ERROR, XCM_ASC_WRITE_ERROR);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 3);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 3);
 	/* segment 3's destination blocks are untouched */
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(B, NULL) + 40 * 512, g_ref[1] + 40 * 512, 4 * 512), 0);
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(B, NULL) + 40 * 512, g_ref[1] + 40 * 512, 4 * 512), 0);
 }
 
 static void
@@ -857,7 +858,7 @@ exec_enospc_data_protect(void)
 static void
 exec_canned_sense_forwarded(void)
 {
-	struct fb_fault f;
+	struct fake_fault f;
 	int i;
 
 	io_list();
@@ -871,7 +872,7 @@ exec_canned_sense_forwarded(void)
 	for (i = 0; i < 22; i++) {
 		f.sense[i] = (uint8_t)(0xC0 + i);
 	}
-	fb_set_fault(g_fb, &f);
+	fake_set_fault(g_be, &f);
 	model_move(A, 0, B, 10 * 512, 512);
 	CU_ASSERT_EQUAL(run(), XCM_E_CA_DEVICE_FAILURE);
 	expect_io_failure(1, 1, 512);
@@ -883,7 +884,7 @@ exec_canned_sense_forwarded(void)
 static void
 exec_forwarded_sense_truncated(void)
 {
-	struct fb_fault f;
+	struct fake_fault f;
 	int i;
 
 	io_list();
@@ -896,7 +897,7 @@ exec_forwarded_sense_truncated(void)
 	for (i = 0; i < XCM_FWD_SENSE_MAX; i++) {
 		f.sense[i] = (uint8_t)i;
 	}
-	fb_set_fault(g_fb, &f);
+	fake_set_fault(g_be, &f);
 	model_move(A, 0, B, 10 * 512, 512);
 	CU_ASSERT_EQUAL(run(), XCM_E_CA_DEVICE_FAILURE);
 	expect_io_failure(0, 2, 512);
@@ -956,7 +957,7 @@ exec_failure_after_zero_length_segment(void)
 	CU_ASSERT_EQUAL(run(), XCM_E_CA_DEVICE_FAILURE);
 	/* the zero-length segment counts as processed, and never reached copy() */
 	expect_io_failure(1, 1, 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->copy_calls, 1);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->copy_calls, 1);
 }
 
 static void
@@ -966,7 +967,7 @@ exec_rerun_after_failure_completes(void)
 	fault(2, -EIO, true, 0);
 	CU_ASSERT_EQUAL(run(), XCM_E_CA_DEVICE_FAILURE);
 	/* the fault is one-shot; the same list then completes */
-	fb_reset_counters(g_fb);
+	fake_reset_counters(g_be);
 	model_move(A, 0, B, 10 * 512, 512);
 	model_move(A, 512, B, 20 * 512, 1024);
 	model_move(A, 3 * 512, B, 30 * 512, 1536);
@@ -987,36 +988,36 @@ exec_fake_backend_contract(void)
 	uint64_t sum;
 
 	env_new();
-	fb_lu_cscd(A, &ca);
-	fb_lu_cscd(B, &cb);
+	fake_lu_cscd(A, &ca);
+	fake_lu_cscd(B, &cb);
 	/* distinct seeds: distinct designators and data */
 	CU_ASSERT_NOT_EQUAL(memcmp(ca.desig, cb.desig, ca.desig_len), 0);
-	CU_ASSERT_NOT_EQUAL(fb_lu_sum(A, 0, 512), fb_lu_sum(B, 0, 512));
-	CU_ASSERT_EQUAL(fb_ops.resolve(g_fb, A, &cb, &out), 0);
+	CU_ASSERT_NOT_EQUAL(fake_lu_sum(A, 0, 512), fake_lu_sum(B, 0, 512));
+	CU_ASSERT_EQUAL(fake_ops.resolve(g_be, A, &cb, &out), 0);
 	CU_ASSERT_PTR_EQUAL(out, B);
-	CU_ASSERT_EQUAL(fb_ops.block_size(g_fb, C), 4096);
-	CU_ASSERT_EQUAL(fb_ops.num_blocks(g_fb, B), 128);
+	CU_ASSERT_EQUAL(fake_ops.block_size(g_be, C), 4096);
+	CU_ASSERT_EQUAL(fake_ops.num_blocks(g_be, B), 128);
 	/* one changed byte changes the checksum; sums clamp to the LU */
-	sum = fb_lu_sum_all(A);
-	d = fb_lu_data(A, NULL);
+	sum = fake_lu_sum_all(A);
+	d = fake_lu_data(A, NULL);
 	d[32767] ^= 1;
-	CU_ASSERT_NOT_EQUAL(fb_lu_sum_all(A), sum);
-	CU_ASSERT_EQUAL(fb_lu_sum(A, 0, UINT64_MAX), fb_lu_sum(A, 0, 32768));
+	CU_ASSERT_NOT_EQUAL(fake_lu_sum_all(A), sum);
+	CU_ASSERT_EQUAL(fake_lu_sum(A, 0, UINT64_MAX), fake_lu_sum(A, 0, 32768));
 	/* an out-of-range copy is refused and counted, never performed */
-	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 32768 - 511, B, 0, 512, &ioerr), -ERANGE);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bad_ranges, 1);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 0);
+	CU_ASSERT_EQUAL(fake_ops.copy(g_be, A, 32768 - 511, B, 0, 512, &ioerr), -ERANGE);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bad_ranges, 1);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bytes, 0);
 	/* faults are one-shot */
 	fault(1, -EIO, true, 3);
-	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 0, B, 0, 512, &ioerr), -EIO);
+	CU_ASSERT_EQUAL(fake_ops.copy(g_be, A, 0, B, 0, 512, &ioerr), -EIO);
 	CU_ASSERT_TRUE(ioerr.at_dst);
 	CU_ASSERT_EQUAL(ioerr.done, 3);
-	CU_ASSERT_EQUAL(fb_ops.copy(g_fb, A, 0, B, 0, 512, &ioerr), 0);
-	CU_ASSERT_EQUAL(fb_counters(g_fb)->bytes, 3 + 512);
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(B, NULL), d, 512), 0);
+	CU_ASSERT_EQUAL(fake_ops.copy(g_be, A, 0, B, 0, 512, &ioerr), 0);
+	CU_ASSERT_EQUAL(fake_counters(g_be)->bytes, 3 + 512);
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(B, NULL), d, 512), 0);
 	/* refill restores the pattern */
-	fb_lu_fill(A, 1);
-	CU_ASSERT_EQUAL(fb_lu_sum_all(A), sum);
+	fake_lu_fill(A, 1);
+	CU_ASSERT_EQUAL(fake_lu_sum_all(A), sum);
 }
 
 static CU_TestInfo exec_tests[] = {

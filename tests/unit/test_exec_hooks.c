@@ -43,7 +43,7 @@ h_progress(void *ctx, uint32_t segs, uint64_t bytes)
 }
 
 struct env {
-	struct fb *fb;
+	struct fake_be *be;
 	struct xcm_lu *a, *b;
 	struct xcm_list l;
 	uint8_t ref_b[LU_BLOCKS * BS];
@@ -58,15 +58,15 @@ env_new(unsigned stop_after, enum xcm_status st)
 	uint32_t i;
 
 	UT_ASSERT_FATAL(e != NULL);
-	e->fb = fb_create();
-	e->a = fb_lu_add(e->fb, BS, LU_BLOCKS, 21);
-	e->b = fb_lu_add(e->fb, BS, LU_BLOCKS, 22);
-	memcpy(e->ref_a, fb_lu_data(e->a, NULL), sizeof(e->ref_a));
-	memcpy(e->ref_b, fb_lu_data(e->b, NULL), sizeof(e->ref_b));
+	e->be = fake_create();
+	e->a = fake_lu_add(e->be, BS, LU_BLOCKS, 21);
+	e->b = fake_lu_add(e->be, BS, LU_BLOCKS, 22);
+	memcpy(e->ref_a, fake_lu_data(e->a, NULL), sizeof(e->ref_a));
+	memcpy(e->ref_b, fake_lu_data(e->b, NULL), sizeof(e->ref_b));
 	e->l.list_id_usage = XCM_LIST_ID_NONE;
 	e->l.ncscd = 2;
-	fb_lu_cscd(e->a, &e->l.cscd[0]);
-	fb_lu_cscd(e->b, &e->l.cscd[1]);
+	fake_lu_cscd(e->a, &e->l.cscd[0]);
+	fake_lu_cscd(e->b, &e->l.cscd[1]);
 	e->l.nseg = 2;
 	for (i = 0; i < 2; i++) {
 		e->l.seg[i].type = XCM_SEG_B2B;
@@ -76,7 +76,7 @@ env_new(unsigned stop_after, enum xcm_status st)
 		e->l.seg[i].src_lba = 64u * i;
 		e->l.seg[i].dst_lba = 128u + 64u * i;
 	}
-	g_ops = fb_ops;
+	g_ops = fake_ops;
 	g_ops.stop = h_stop;
 	g_ops.progress = h_progress;
 	g_stop_after = stop_after;
@@ -92,7 +92,7 @@ env_new(unsigned stop_after, enum xcm_status st)
 static void
 env_free(struct env *e)
 {
-	fb_destroy(e->fb);
+	fake_destroy(e->be);
 	free(e);
 }
 
@@ -101,7 +101,7 @@ run(struct env *e, struct xcm_exec_result *res, struct xcm_err *err)
 {
 	struct xcm_exec_opts o = { .chunk_len = CHUNK };
 
-	return xcm_list_execute_opts(&e->l, &xcm_limits_default, &g_ops, e->fb, e->a, &o, res, err);
+	return xcm_list_execute_opts(&e->l, &xcm_limits_default, &g_ops, e->be, e->a, &o, res, err);
 }
 
 static void
@@ -138,11 +138,11 @@ hooks_stop_between_chunks(void)
 	CU_ASSERT_FALSE(err.fwd_valid);
 	CU_ASSERT_EQUAL(res.segs_processed, 1);
 	CU_ASSERT_EQUAL(res.bytes, 6 * CHUNK);
-	CU_ASSERT_EQUAL(fb_counters(e->fb)->copy_calls, 6);
+	CU_ASSERT_EQUAL(fake_counters(e->be)->copy_calls, 6);
 	CU_ASSERT_EQUAL(g_last_bytes, 6 * CHUNK);
 	CU_ASSERT_EQUAL(g_last_segs, 1);
 	/* written: B[64K, +16K) and B[96K, +8K); nothing after it */
-	b = fb_lu_data(e->b, NULL);
+	b = fake_lu_data(e->b, NULL);
 	CU_ASSERT_EQUAL(memcmp(b + 65536, e->ref_a, 16384), 0);
 	CU_ASSERT_EQUAL(memcmp(b + 98304, e->ref_a + 32768, 8192), 0);
 	CU_ASSERT_EQUAL(memcmp(b + 98304 + 8192, e->ref_b + 98304 + 8192, 8192), 0);
@@ -161,8 +161,8 @@ hooks_stop_before_anything(void)
 	CU_ASSERT_EQUAL(err.csi, 0);
 	CU_ASSERT_EQUAL(res.bytes, 0);
 	CU_ASSERT_EQUAL(res.segs_processed, 0);
-	CU_ASSERT_EQUAL(fb_counters(e->fb)->copy_calls, 0);
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(e->b, NULL), e->ref_b, sizeof(e->ref_b)), 0);
+	CU_ASSERT_EQUAL(fake_counters(e->be)->copy_calls, 0);
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(e->b, NULL), e->ref_b, sizeof(e->ref_b)), 0);
 	env_free(e);
 }
 

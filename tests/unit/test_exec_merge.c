@@ -36,7 +36,7 @@ static int
 m_copy_run(void *ctx, struct xcm_lu *src, uint64_t so, struct xcm_lu *dst, uint64_t doff,
 	   uint64_t len)
 {
-	uint8_t *s = fb_lu_data(src, NULL), *d = fb_lu_data(dst, NULL);
+	uint8_t *s = fake_lu_data(src, NULL), *d = fake_lu_data(dst, NULL);
 
 	(void)ctx;
 	if (g_run_calls < 8) {
@@ -49,7 +49,7 @@ m_copy_run(void *ctx, struct xcm_lu *src, uint64_t so, struct xcm_lu *dst, uint6
 }
 
 struct env {
-	struct fb *fb;
+	struct fake_be *be;
 	struct xcm_lu *a, *b;
 	struct xcm_list l;
 };
@@ -64,13 +64,13 @@ env_init(struct env *e, uint32_t nseg, uint32_t gap, bool merge)
 	uint32_t i, skip;
 
 	memset(e, 0, sizeof(*e));
-	e->fb = fb_create();
-	e->a = fb_lu_add(e->fb, BS, LU_BLOCKS, 31);
-	e->b = fb_lu_add(e->fb, BS, LU_BLOCKS, 32);
+	e->be = fake_create();
+	e->a = fake_lu_add(e->be, BS, LU_BLOCKS, 31);
+	e->b = fake_lu_add(e->be, BS, LU_BLOCKS, 32);
 	e->l.list_id_usage = XCM_LIST_ID_NONE;
 	e->l.ncscd = 2;
-	fb_lu_cscd(e->a, &e->l.cscd[0]);
-	fb_lu_cscd(e->b, &e->l.cscd[1]);
+	fake_lu_cscd(e->a, &e->l.cscd[0]);
+	fake_lu_cscd(e->b, &e->l.cscd[1]);
 	e->l.nseg = nseg;
 	for (i = 0; i < nseg; i++) {
 		skip = i >= gap ? 1 : 0;
@@ -81,7 +81,7 @@ env_init(struct env *e, uint32_t nseg, uint32_t gap, bool merge)
 		e->l.seg[i].src_lba = SEG_BLOCKS * (i + skip);
 		e->l.seg[i].dst_lba = 128u + SEG_BLOCKS * (i + skip);
 	}
-	g_ops = fb_ops;
+	g_ops = fake_ops;
 	if (merge) {
 		g_ops.run_len = m_run_len;
 		g_ops.copy_run = m_copy_run;
@@ -96,7 +96,7 @@ run(struct env *e, struct xcm_exec_result *res, struct xcm_err *err)
 	struct xcm_exec_opts o = { .chunk_len = CHUNK };
 
 	memset(err, 0, sizeof(*err));
-	return xcm_list_execute_opts(&e->l, &xcm_limits_default, &g_ops, e->fb, e->a, &o, res, err);
+	return xcm_list_execute_opts(&e->l, &xcm_limits_default, &g_ops, e->be, e->a, &o, res, err);
 }
 
 static void
@@ -115,14 +115,15 @@ merge_contiguous_one_call(void)
 	CU_ASSERT_EQUAL(g_run_calls, 1);
 	CU_ASSERT_EQUAL(g_run_bytes[0], 4 * SEG_BLOCKS * BS);
 	/* the 5th: 16 KiB in 4 KiB chunks through copy() */
-	CU_ASSERT_EQUAL(fb_counters(m.fb)->copy_calls, 4);
+	CU_ASSERT_EQUAL(fake_counters(m.be)->copy_calls, 4);
 	CU_ASSERT_EQUAL(res.segs_processed, 5);
 	CU_ASSERT_EQUAL(res.bytes, 5 * SEG_BLOCKS * BS);
 	CU_ASSERT_EQUAL(res.segs_processed, rs.segs_processed);
 	CU_ASSERT_EQUAL(res.bytes, rs.bytes);
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(m.b, NULL), fb_lu_data(s.b, NULL), LU_BLOCKS * BS), 0);
-	fb_destroy(m.fb);
-	fb_destroy(s.fb);
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(m.b, NULL), fake_lu_data(s.b, NULL),
+			       LU_BLOCKS * BS), 0);
+	fake_destroy(m.be);
+	fake_destroy(s.be);
 }
 
 static void
@@ -139,23 +140,23 @@ merge_capped_by_run_len(void)
 	CU_ASSERT_EQUAL(g_run_calls, 3);
 	CU_ASSERT_EQUAL(g_run_bytes[0], 2 * SEG_BLOCKS * BS);
 	CU_ASSERT_EQUAL(g_run_bytes[2], 2 * SEG_BLOCKS * BS);
-	CU_ASSERT_EQUAL(fb_counters(m.fb)->copy_calls, 0);
+	CU_ASSERT_EQUAL(fake_counters(m.be)->copy_calls, 0);
 	CU_ASSERT_EQUAL(res.segs_processed, 6);
 	CU_ASSERT_EQUAL(res.bytes, 6 * SEG_BLOCKS * BS);
 	/* run_len 0: never merged */
-	fb_destroy(m.fb);
+	fake_destroy(m.be);
 	env_init(&m, 6, 6, true);
 	g_run_len = 0;
 	CU_ASSERT_EQUAL(run(&m, &res, &err), XCM_OK);
 	CU_ASSERT_EQUAL(g_run_calls, 0);
-	CU_ASSERT_EQUAL(fb_counters(m.fb)->copy_calls, 24);
-	fb_destroy(m.fb);
+	CU_ASSERT_EQUAL(fake_counters(m.be)->copy_calls, 24);
+	fake_destroy(m.be);
 }
 
 static void
 merge_failure_reported_as_serial(void)
 {
-	struct fb_fault f = { .nth = 7, .err = -EIO, .at_dst = true, .after = 1024 };
+	struct fake_fault f = { .nth = 7, .err = -EIO, .at_dst = true, .after = 1024 };
 	struct xcm_exec_result res, rs;
 	struct xcm_err err, es;
 	enum xcm_status st, ss;
@@ -167,12 +168,12 @@ merge_failure_reported_as_serial(void)
 	 * 1 KiB: the same failed segment, counts and forwarded sense as serially.
 	 */
 	env_init(&s, 4, 4, false);
-	fb_set_fault(s.fb, &f);
+	fake_set_fault(s.be, &f);
 	ss = run(&s, &rs, &es);
 	env_init(&m, 4, 4, true);
 	g_run_len = UINT64_C(1) << 30;
 	g_run_fail = -EIO;
-	fb_set_fault(m.fb, &f);
+	fake_set_fault(m.be, &f);
 	st = run(&m, &res, &err);
 	g_run_fail = 0;
 	CU_ASSERT_EQUAL(g_run_calls, 1);
@@ -190,10 +191,10 @@ merge_failure_reported_as_serial(void)
 	CU_ASSERT_EQUAL(err.fwd_len, es.fwd_len);
 	CU_ASSERT_EQUAL(memcmp(err.fwd_sense, es.fwd_sense, es.fwd_len), 0);
 	/* up to the failure point the destination is the serial one */
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(m.b, NULL), fb_lu_data(s.b, NULL),
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(m.b, NULL), fake_lu_data(s.b, NULL),
 			       65536 + SEG_BLOCKS * BS + 2 * CHUNK + 1024), 0);
-	fb_destroy(m.fb);
-	fb_destroy(s.fb);
+	fake_destroy(m.be);
+	fake_destroy(s.be);
 }
 
 static void
@@ -220,9 +221,10 @@ merge_not_over_same_lu_overlap(void)
 	CU_ASSERT_EQUAL(run(&m, &res, &err), XCM_OK);
 	CU_ASSERT_EQUAL(g_run_calls, 0);
 	CU_ASSERT_EQUAL(res.bytes, rs.bytes);
-	CU_ASSERT_EQUAL(memcmp(fb_lu_data(m.a, NULL), fb_lu_data(s.a, NULL), LU_BLOCKS * BS), 0);
-	fb_destroy(m.fb);
-	fb_destroy(s.fb);
+	CU_ASSERT_EQUAL(memcmp(fake_lu_data(m.a, NULL), fake_lu_data(s.a, NULL),
+			       LU_BLOCKS * BS), 0);
+	fake_destroy(m.be);
+	fake_destroy(s.be);
 }
 
 static CU_TestInfo merge_tests[] = {

@@ -41,13 +41,13 @@ limits_reported_agree(void)
 
 /* One 0Ah segment of n bytes on a small LU, run with the default limits. */
 static enum xcm_status
-run_off_segment(uint32_t n, struct xcm_err *err, const struct fb_counters **cnt)
+run_off_segment(uint32_t n, struct xcm_err *err, const struct fake_counters **cnt)
 {
 	static struct xcm_list l;
-	static struct fb_counters c;
+	static struct fake_counters c;
 	struct xcm_exec_result res;
-	struct fb *fb = fb_create();
-	struct xcm_lu *a = fb_lu_add(fb, 512, 64, 1);
+	struct fake_be *be = fake_create();
+	struct xcm_lu *a = fake_lu_add(be, 512, 64, 1);
 	enum xcm_status st;
 
 	memset(&l, 0, sizeof(l));
@@ -59,10 +59,10 @@ run_off_segment(uint32_t n, struct xcm_err *err, const struct fb_counters **cnt)
 	l.seg[0].count = n;
 	l.seg[0].dst_lba = 8;
 	l.seg[0].offset = XCM_PLIST_HDR_LEN;
-	st = xcm_list_execute(&l, &xcm_limits_default, &fb_ops, fb, a, &res, err);
-	c = *fb_counters(fb);
+	st = xcm_list_execute(&l, &xcm_limits_default, &fake_ops, be, a, &res, err);
+	c = *fake_counters(be);
 	*cnt = &c;
-	fb_destroy(fb);
+	fake_destroy(be);
 	return st;
 }
 
@@ -70,7 +70,7 @@ static void
 limits_max_seg_len_enforced_exactly(void)
 {
 	const uint32_t max = xcm_limits_default.max_seg_len;
-	const struct fb_counters *c;
+	const struct fake_counters *c;
 	struct xcm_err err;
 
 	/* one byte over: ILLEGAL REQUEST 26/00 at NUMBER OF BYTES (segment byte 8) */

@@ -435,10 +435,10 @@ store_exec_failure_end_to_end(void)
 {
 	static struct xcm_list l;
 	struct xcm_store *s = xcm_store_create();
-	struct fb *fb = fb_create();
-	struct xcm_lu *a = fb_lu_add(fb, 512, 32, 1);
-	struct xcm_lu *b = fb_lu_add(fb, 512, 32, 2);
-	struct fb_fault f;
+	struct fake_be *be = fake_create();
+	struct xcm_lu *a = fake_lu_add(be, 512, 32, 1);
+	struct xcm_lu *b = fake_lu_add(be, 512, 32, 2);
+	struct fake_fault f;
 	struct xcm_exec_result res;
 	struct xcm_err err;
 	struct xcm_sense sn;
@@ -451,7 +451,7 @@ store_exec_failure_end_to_end(void)
 	memset(&l, 0, sizeof(l));
 	l.list_id = 12;
 	l.list_id_usage = XCM_LIST_ID_DISCARD;
-	fb_lu_cscd(b, &l.cscd[0]);
+	fake_lu_cscd(b, &l.cscd[0]);
 	l.ncscd = 1;
 	l.nseg = 2;
 	l.seg[0].type = XCM_SEG_B2B;
@@ -465,10 +465,10 @@ store_exec_failure_end_to_end(void)
 	f.nth = 2;
 	f.err = -EIO;
 	f.after = 1024;
-	fb_set_fault(fb, &f);
+	fake_set_fault(be, &f);
 
 	CU_ASSERT_EQUAL(xcm_store_begin(s, &l, &err), XCM_OK);
-	st = xcm_list_execute(&l, &xcm_limits_default, &fb_ops, fb, a, &res, &err);
+	st = xcm_list_execute(&l, &xcm_limits_default, &fake_ops, be, a, &res, &err);
 	CU_ASSERT_EQUAL(st, XCM_E_CA_DEVICE_FAILURE);
 	n = xcm_sense_build(&err, true, sense, sizeof(sense));
 	UT_ASSERT_FATAL(n > 0);
@@ -491,7 +491,7 @@ store_exec_failure_end_to_end(void)
 	CU_ASSERT_EQUAL(sn.csi, 1);
 	CU_ASSERT_TRUE(sn.fwd_valid);
 	CU_ASSERT_EQUAL(sn.fwd_source, 1);
-	fb_destroy(fb);
+	fake_destroy(be);
 	xcm_store_destroy(s);
 }
 
