@@ -20,44 +20,44 @@
 
 /* OPERATING PARAMETERS response (SPC-4) */
 enum {
-	XCM_OPP_SNLID = 4,             /* bit 0 */
-	XCM_OPP_MAX_CSCD = 8,          /* 2 bytes */
-	XCM_OPP_MAX_SEG = 10,          /* 2 bytes */
-	XCM_OPP_MAX_DESC_LIST = 12,    /* 4 bytes */
-	XCM_OPP_MAX_SEG_LEN = 16,      /* 4 bytes */
-	XCM_OPP_MAX_INLINE = 20,       /* 4 bytes */
-	XCM_OPP_HELD_LIMIT = 24,       /* 4 bytes */
-	XCM_OPP_MAX_STREAM = 28,       /* 4 bytes */
-	XCM_OPP_TOTAL_CONC = 34,       /* 2 bytes */
-	XCM_OPP_MAX_CONC = 36,
-	XCM_OPP_DATA_GRAN = 37,
-	XCM_OPP_INLINE_GRAN = 38,
-	XCM_OPP_HELD_GRAN = 39,
-	XCM_OPP_N_IMPL = 43,
-	XCM_OPP_IMPL = 44,             /* first implemented descriptor type code */
+	OPP_SNLID = 4,             /* bit 0 */
+	OPP_MAX_CSCD = 8,          /* 2 bytes */
+	OPP_MAX_SEG = 10,          /* 2 bytes */
+	OPP_MAX_DESC_LIST = 12,    /* 4 bytes */
+	OPP_MAX_SEG_LEN = 16,      /* 4 bytes */
+	OPP_MAX_INLINE = 20,       /* 4 bytes */
+	OPP_HELD_LIMIT = 24,       /* 4 bytes */
+	OPP_MAX_STREAM = 28,       /* 4 bytes */
+	OPP_TOTAL_CONC = 34,       /* 2 bytes */
+	OPP_MAX_CONC = 36,
+	OPP_DATA_GRAN = 37,
+	OPP_INLINE_GRAN = 38,
+	OPP_HELD_GRAN = 39,
+	OPP_N_IMPL = 43,
+	OPP_IMPL = 44,             /* first implemented descriptor type code */
 };
 
 /* COPY STATUS (LID1) response, 12 bytes (SPC-4) */
 enum {
-	XCM_CST_STATUS = 4,            /* 7 HDD, 6:0 COPY MANAGER STATUS */
-	XCM_CST_SEGS = 5,              /* 2 bytes */
-	XCM_CST_UNITS = 7,
-	XCM_CST_COUNT = 8,             /* 4 bytes */
-	XCM_CST_LEN = 12,
-	XCM_CST_HDD = 0x80,
-	XCM_CST_STATUS_MASK = 0x7F,
+	CST_STATUS = 4,            /* 7 HDD, 6:0 COPY MANAGER STATUS */
+	CST_SEGS = 5,              /* 2 bytes */
+	CST_UNITS = 7,
+	CST_COUNT = 8,             /* 4 bytes */
+	CST_LEN = 12,
+	CST_HDD = 0x80,
+	CST_STATUS_MASK = 0x7F,
 };
 
 /* FAILED SEGMENT DETAILS (LID1) response (SPC-4) */
 enum {
-	XCM_FSD_STATUS = 56,
-	XCM_FSD_SENSE_LEN = 58,        /* 2 bytes */
-	XCM_FSD_SENSE = 60,
+	FSD_STATUS = 56,
+	FSD_SENSE_LEN = 58,        /* 2 bytes */
+	FSD_SENSE = 60,
 };
 
 /* Every response starts with a 4-byte AVAILABLE DATA = total length - 4. */
 enum {
-	XCM_RCR_AVAIL_LEN = 4,
+	RCR_AVAIL_LEN = 4,
 };
 
 enum xcm_status
@@ -130,7 +130,7 @@ xcm_rcr_encode_op_params(const struct xcm_limits *lim, struct xcm_wbuf *w)
 
 	codes = xcm_supported_desc_codes(&ncodes);
 	/* SPC-4 OPERATING PARAMETERS: AVAILABLE DATA = 44 + n - 4 */
-	xcm_wbuf_put32(w, (uint32_t)(XCM_OPP_IMPL + ncodes - XCM_RCR_AVAIL_LEN));
+	xcm_wbuf_put32(w, (uint32_t)(OPP_IMPL + ncodes - RCR_AVAIL_LEN));
 	xcm_wbuf_put8(w, lim->snlid ? 0x01 : 0x00);          /* 4: SNLID */
 	xcm_wbuf_put(w, NULL, 3);                             /* 5-7 reserved */
 	xcm_wbuf_put16(w, lim->max_cscd);                     /* 8-9 */
@@ -154,13 +154,13 @@ xcm_rcr_encode_op_params(const struct xcm_limits *lim, struct xcm_wbuf *w)
 void
 xcm_rcr_encode_copy_status(const struct xcm_copy_status *st, struct xcm_wbuf *w)
 {
-	uint8_t b4 = st->cm_status & XCM_CST_STATUS_MASK;
+	uint8_t b4 = st->cm_status & CST_STATUS_MASK;
 
 	if (st->hdd) {
-		b4 |= XCM_CST_HDD;
+		b4 |= CST_HDD;
 	}
 	/* SPC-4 COPY STATUS (LID1): 12 bytes, AVAILABLE DATA 8 */
-	xcm_wbuf_put32(w, XCM_CST_LEN - XCM_RCR_AVAIL_LEN);
+	xcm_wbuf_put32(w, CST_LEN - RCR_AVAIL_LEN);
 	xcm_wbuf_put8(w, b4);                                 /* 4: HDD, status */
 	xcm_wbuf_put16(w, st->segs_processed);                /* 5-6 */
 	xcm_wbuf_put8(w, st->units);                          /* 7 */
@@ -180,8 +180,8 @@ xcm_rcr_encode_failed_segment(uint8_t scsi_status, const uint8_t *sense, size_t 
 	if (sense_len > UINT16_MAX) {
 		sense_len = UINT16_MAX;
 	}
-	xcm_wbuf_put32(w, (uint32_t)(XCM_FSD_SENSE + sense_len - XCM_RCR_AVAIL_LEN));
-	xcm_wbuf_put(w, NULL, XCM_FSD_STATUS - XCM_RCR_AVAIL_LEN); /* 4-55 reserved */
+	xcm_wbuf_put32(w, (uint32_t)(FSD_SENSE + sense_len - RCR_AVAIL_LEN));
+	xcm_wbuf_put(w, NULL, FSD_STATUS - RCR_AVAIL_LEN); /* 4-55 reserved */
 	xcm_wbuf_put8(w, scsi_status);                        /* 56 */
 	xcm_wbuf_put8(w, 0);                                  /* 57 reserved */
 	xcm_wbuf_put16(w, (uint16_t)sense_len);               /* 58-59 */
@@ -211,28 +211,28 @@ xcm_rcr_decode_op_params(struct xcm_span s, struct xcm_op_params *out)
 	const uint8_t *p;
 
 	/* OPERATING PARAMETERS: the fixed part is 44 bytes; AVAILABLE DATA must cover it */
-	if (!xcm_span_sub(s, 0, XCM_OPP_IMPL, &hdr)) {
+	if (!xcm_span_sub(s, 0, OPP_IMPL, &hdr)) {
 		return -EINVAL;
 	}
 	p = hdr.p;
-	total = (uint64_t)xcm_get_be32(p) + XCM_RCR_AVAIL_LEN;
-	if (total < XCM_OPP_IMPL) {
+	total = (uint64_t)xcm_get_be32(p) + RCR_AVAIL_LEN;
+	if (total < OPP_IMPL) {
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
-	out->snlid = (p[XCM_OPP_SNLID] & 0x01) != 0;
-	out->max_cscd = xcm_get_be16(p + XCM_OPP_MAX_CSCD);
-	out->max_seg = xcm_get_be16(p + XCM_OPP_MAX_SEG);
-	out->max_desc_list_len = xcm_get_be32(p + XCM_OPP_MAX_DESC_LIST);
-	out->max_seg_len = xcm_get_be32(p + XCM_OPP_MAX_SEG_LEN);
-	out->max_inline_len = xcm_get_be32(p + XCM_OPP_MAX_INLINE);
-	out->held_data_limit = xcm_get_be32(p + XCM_OPP_HELD_LIMIT);
-	out->max_stream_xfer = xcm_get_be32(p + XCM_OPP_MAX_STREAM);
-	out->total_concurrent = xcm_get_be16(p + XCM_OPP_TOTAL_CONC);
-	out->max_concurrent = p[XCM_OPP_MAX_CONC];
-	out->data_seg_gran = p[XCM_OPP_DATA_GRAN];
-	out->inline_gran = p[XCM_OPP_INLINE_GRAN];
-	out->held_gran = p[XCM_OPP_HELD_GRAN];
+	out->snlid = (p[OPP_SNLID] & 0x01) != 0;
+	out->max_cscd = xcm_get_be16(p + OPP_MAX_CSCD);
+	out->max_seg = xcm_get_be16(p + OPP_MAX_SEG);
+	out->max_desc_list_len = xcm_get_be32(p + OPP_MAX_DESC_LIST);
+	out->max_seg_len = xcm_get_be32(p + OPP_MAX_SEG_LEN);
+	out->max_inline_len = xcm_get_be32(p + OPP_MAX_INLINE);
+	out->held_data_limit = xcm_get_be32(p + OPP_HELD_LIMIT);
+	out->max_stream_xfer = xcm_get_be32(p + OPP_MAX_STREAM);
+	out->total_concurrent = xcm_get_be16(p + OPP_TOTAL_CONC);
+	out->max_concurrent = p[OPP_MAX_CONC];
+	out->data_seg_gran = p[OPP_DATA_GRAN];
+	out->inline_gran = p[OPP_INLINE_GRAN];
+	out->held_gran = p[OPP_HELD_GRAN];
 	/*
 	 * The code list may be cut by the allocation length or by a short
 	 * AVAILABLE DATA: keep only the codes that are both present and declared.
@@ -241,12 +241,12 @@ xcm_rcr_decode_op_params(struct xcm_span s, struct xcm_op_params *out)
 	if (total < present) {
 		present = (size_t)total;
 	}
-	present -= XCM_OPP_IMPL;
-	out->n_impl = p[XCM_OPP_N_IMPL];
+	present -= OPP_IMPL;
+	out->n_impl = p[OPP_N_IMPL];
 	if (out->n_impl > present) {
 		out->n_impl = (uint8_t)present;
 	}
-	memcpy(out->impl, s.p + XCM_OPP_IMPL, out->n_impl);
+	memcpy(out->impl, s.p + OPP_IMPL, out->n_impl);
 	return 0;
 }
 
@@ -256,17 +256,17 @@ xcm_rcr_decode_copy_status(struct xcm_span s, struct xcm_copy_status *out)
 	struct xcm_span d;
 
 	/* SPC-4 COPY STATUS (LID1): 12 bytes, AVAILABLE DATA at least 8 */
-	if (!xcm_span_sub(s, 0, XCM_CST_LEN, &d)) {
+	if (!xcm_span_sub(s, 0, CST_LEN, &d)) {
 		return -EINVAL;
 	}
-	if (xcm_get_be32(d.p) < XCM_CST_LEN - XCM_RCR_AVAIL_LEN) {
+	if (xcm_get_be32(d.p) < CST_LEN - RCR_AVAIL_LEN) {
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
-	out->hdd = (d.p[XCM_CST_STATUS] & XCM_CST_HDD) != 0;
-	out->cm_status = d.p[XCM_CST_STATUS] & XCM_CST_STATUS_MASK;
-	out->segs_processed = xcm_get_be16(d.p + XCM_CST_SEGS);
-	out->units = d.p[XCM_CST_UNITS];
-	out->transfer_count = xcm_get_be32(d.p + XCM_CST_COUNT);
+	out->hdd = (d.p[CST_STATUS] & CST_HDD) != 0;
+	out->cm_status = d.p[CST_STATUS] & CST_STATUS_MASK;
+	out->segs_processed = xcm_get_be16(d.p + CST_SEGS);
+	out->units = d.p[CST_UNITS];
+	out->transfer_count = xcm_get_be32(d.p + CST_COUNT);
 	return 0;
 }
