@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <linux/falloc.h>
-
 #include "xcopy_internal.h"
+#include "xos.h"
 
 enum {
 	COPY_BUF = 1 << 20,
@@ -100,16 +99,21 @@ xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len, st
 	return 0;
 }
 
-/* Destination bytes that must read as zeros (source hole). */
+/*
+ * Destination bytes that must read as zeros (source hole): punched or
+ * zeroed (counted as zeroed hole bytes), else written zeros unless
+ * XCOPY_REQUIRE_OFFLOAD (counted as zeroed fallback bytes, also when a
+ * write fails part way).
+ */
 int
 xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st)
 {
-	static const uint8_t zeros[4096];
+	enum xos_zero_how how;
+	uint64_t written = 0;
+	int rc;
 
-	if (fallocate(fd_out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0 ||
-	    fallocate(fd_out, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-		      (off_t)len) == 0) {
+	rc = xos_zero_range(fd_out, off, len, !(flags & XCOPY_REQUIRE_OFFLOAD), &how, &written);
+	if (rc == 0 && how != XOS_ZERO_WRITTEN) {
 		if (st != NULL) {
 			st->bytes_zeroed += len;
 		}
@@ -117,26 +121,13 @@ xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcop
 		xch_progress_add(XCOPY_METHOD_ZERO, len);
 		return 0;
 	}
-	if (flags & XCOPY_REQUIRE_OFFLOAD) {
-		return -EOPNOTSUPP;
+	if (st != NULL) {
+		st->bytes_zeroed += written;
+		st->bytes_fallback += written;
 	}
-	while (len > 0) {
-		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
-		ssize_t w = pwrite(fd_out, zeros, n, (off_t)off);
-
-		if (w < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			return -errno;
-		}
-		off += (uint64_t)w;
-		len -= (uint64_t)w;
-		if (st != NULL) {
-			st->bytes_zeroed += (uint64_t)w;
-			st->bytes_fallback += (uint64_t)w;
-		}
-		xch_progress_add(XCOPY_METHOD_ZERO, (uint64_t)w);
+	xch_progress_add(XCOPY_METHOD_ZERO, written);
+	if (rc != 0) {
+		return rc;
 	}
 	xch_stats_fallback(st, XCOPY_FB_HOLE, 0);
 	return 0;

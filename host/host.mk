@@ -9,23 +9,24 @@ LIBXCOPY_SOVER := 0
 XCP := $(BUILD)/host/xcp
 LIBXCOPY_PC := $(BUILD)/host/libxcopy.pc
 
-HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host $(ISCSI_CFLAGS)
+HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host -I$(TOP)/common $(ISCSI_CFLAGS)
 $(BUILD)/obj/host/%.o $(BUILD)/san/host/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(BUILD)/san/tests/unit/test_host_%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(BUILD)/san/tests/unit/test_xcp_%.o: XCFLAGS += $(HOST_XCFLAGS) -I$(TOP)/host/cli
 
-# The archive carries the engine objects too, so users link one library.
-$(LIBXCOPY_A): $(filter-out $(BUILD)/obj/host/cli/%,$(HOST_OBJS)) $(ENGINE_OBJS)
+# The archive carries the engine and common/ objects too, so users link one
+# library; the shared library links them in and exports neither (libxcopy.map).
+$(LIBXCOPY_A): $(filter-out $(BUILD)/obj/host/cli/%,$(HOST_OBJS)) $(ENGINE_OBJS) $(COMMON_OBJS)
 	$(call msg,AR,host/$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBXCOPY_SO): $(HOST_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
+$(LIBXCOPY_SO): $(HOST_OBJS) $(COMMON_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
 	$(call msg,LD,host/$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libxcopy.so.$(LIBXCOPY_SOVER) \
 		-Wl,--version-script=$(TOP)/host/libxcopy.map -Wl,-z,defs \
-		-o $@.$(LIBXCOPY_SOVER) $(HOST_OBJS) $(LIBXCM) $(HOST_LIBS)
+		-o $@.$(LIBXCOPY_SOVER) $(HOST_OBJS) $(COMMON_OBJS) $(LIBXCM) $(HOST_LIBS)
 	$(Q)ln -sf $(notdir $@).$(LIBXCOPY_SOVER) $@
 
 # xcp: host/cli/*.c; xcp_fmt.c (formatting, JSON) and xcp_report.c (reports,
