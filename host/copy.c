@@ -26,14 +26,28 @@ enum {
 	MAX_RETRIES = 3,
 };
 
+/*
+ * A handle may be shared by calls running at once (file_dev.c's cache): a
+ * verdict's change to it (disabled, one segment per command) is stored
+ * atomically, the reason before the flag, and read back the same way.
+ */
+static bool
+dev_disabled(const struct xcopy_dev *d, enum xcopy_fallback_reason *why)
+{
+	if (!__atomic_load_n(&d->disabled, __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	*why = __atomic_load_n(&d->disabled_why, __ATOMIC_RELAXED);
+	return true;
+}
+
 enum xcopy_fallback_reason
 xch_offload_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst)
 {
-	if (src->disabled) {
-		return src->disabled_why;
-	}
-	if (dst->disabled) {
-		return dst->disabled_why;
+	enum xcopy_fallback_reason why;
+
+	if (dev_disabled(src, &why) || dev_disabled(dst, &why)) {
+		return why;
 	}
 	if (src->caps.block_size != dst->caps.block_size) {
 		return XCOPY_FB_BLOCK_SIZE;
@@ -247,7 +261,7 @@ run_one_by_one(struct worker *wk, struct xcopy_dev *dev, uint32_t first, uint32_
 	if (nseg <= 1) {
 		return fallback_segs(wk->r, first, nseg, why);
 	}
-	dev->caps.max_seg = 1;
+	__atomic_store_n(&dev->caps.max_seg, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nseg; i++) {
 		rc = run_cmd(wk, first + i, 1);
 		if (rc != 0) {
@@ -281,9 +295,9 @@ other_side(struct run *r, struct xcopy_dev **dev, enum xcopy_fallback_reason why
 static void
 disable_dev(struct xcopy_dev *dev, enum xcopy_fallback_reason why)
 {
-	dev->disabled = true;
-	dev->disabled_why = why;
-	dev->caps.offload = false;
+	__atomic_store_n(&dev->disabled_why, why, __ATOMIC_RELAXED);
+	__atomic_store_n(&dev->caps.offload, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&dev->disabled, true, __ATOMIC_RELEASE);
 	XCH_INFO("%s: offload disabled: %s", dev->name, xcopy_fallback_reason_name(why));
 }
 
@@ -293,13 +307,16 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 {
 	struct run *r = wk->r;
 	struct xcopy_dev *dev = r->dst_side_failed ? r->src : r->dst;
+	enum xcopy_fallback_reason why;
 	struct xch_verdict v;
 	int retries = 0, rc;
 
 	while (nseg > 0) {
-		if (dev->disabled || (r->src_side_failed && r->dst_side_failed)) {
-			return fallback_segs(r, first, nseg,
-					     dev->disabled ? dev->disabled_why : r->pair_why);
+		if (dev_disabled(dev, &why)) {
+			return fallback_segs(r, first, nseg, why);
+		}
+		if (r->src_side_failed && r->dst_side_failed) {
+			return fallback_segs(r, first, nseg, r->pair_why);
 		}
 		rc = send_cmd(wk, dev, first, nseg, &v);
 		if (rc != 0) {

@@ -292,17 +292,16 @@ file_extents(struct xcopy_plan *pl, size_t *cap, const struct fplan *f)
 	return rc;
 }
 
-/* Devices, extents, commands; a reason when nothing can be offloaded. */
+/* Devices (held, not locked), extents, commands; a reason when nothing can be offloaded. */
 static int
-file_plan_locked(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, dev_t ddev,
+file_plan_devs(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, dev_t ddev,
 		 unsigned flags, enum xcopy_fallback_reason *why)
 {
-	bool sc = false, dc = false;
 	int rc;
 
-	rc = xch_file_dev(sdev, &f->s, &f->s_part, &sc);
+	rc = xch_file_dev(sdev, &f->s, &f->s_part);
 	if (rc == 0) {
-		rc = xch_file_dev(ddev, &f->d, &f->d_part, &dc);
+		rc = xch_file_dev(ddev, &f->d, &f->d_part);
 	}
 	if (rc != 0) {
 		*why = xch_file_dev_reason(rc);
@@ -322,12 +321,8 @@ file_plan_locked(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev
 			rc = plan_commands(pl, f->s, f->d, flags);
 		}
 	}
-	if (sc) {
-		xcopy_dev_close(f->s);
-	}
-	if (dc && f->d != f->s) {
-		xcopy_dev_close(f->d);
-	}
+	xch_file_dev_put(f->s);
+	xch_file_dev_put(f->d);
 	return rc;
 }
 
@@ -385,9 +380,7 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	if (f.len > 0 && (flags & XCOPY_NO_OFFLOAD)) {
 		why = XCOPY_FB_REQUESTED;
 	} else if (f.len > 0) {
-		xch_file_cache_lock();
-		rc = file_plan_locked(pl, &cap, &f, ss.st_dev, ds.st_dev, flags, &why);
-		xch_file_cache_unlock();
+		rc = file_plan_devs(pl, &cap, &f, ss.st_dev, ds.st_dev, flags, &why);
 	}
 	if (rc == 0 && why != XCOPY_FB_NONE) {
 		rc = plan_all_host(pl, &cap, &f, why);

@@ -166,7 +166,6 @@ struct side {
 	struct stat st;
 	struct xcopy_dev *dev;
 	uint64_t part_off;     /* partition start, bytes */
-	bool close_dev;
 };
 
 /* Everything the host copies itself: [off, off+len) of both files. */
@@ -423,31 +422,28 @@ get_pos(int fd, int64_t *off, uint64_t *pos)
 	return 0;
 }
 
+/* The offload of one call: the devices are held (not locked) meanwhile. */
 static int
-copy_locked(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
-	    uint64_t len)
+copy_offload(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
+	     uint64_t len)
 {
 	int rc;
 
 	if (j->flags & XCOPY_NO_OFFLOAD) {
 		return all_fallback(j, so, dof, len, XCOPY_FB_REQUESTED);
 	}
-	rc = xch_file_dev(s->st.st_dev, &s->dev, &s->part_off, &s->close_dev);
+	rc = xch_file_dev(s->st.st_dev, &s->dev, &s->part_off);
 	if (rc == 0) {
-		rc = xch_file_dev(d->st.st_dev, &d->dev, &d->part_off, &d->close_dev);
+		rc = xch_file_dev(d->st.st_dev, &d->dev, &d->part_off);
 	}
 	if (rc != 0) {
+		xch_file_dev_put(s->dev);
 		XCH_DBG("no SCSI device under the files (%d): host copy", rc);
 		return all_fallback(j, so, dof, len, xch_file_dev_reason(rc));
 	}
-	d->close_dev = d->close_dev && d->dev != s->dev;
 	rc = offload_file(j, s, d, so, dof, len);
-	if (s->close_dev) {
-		xcopy_dev_close(s->dev);
-	}
-	if (d->close_dev) {
-		xcopy_dev_close(d->dev);
-	}
+	xch_file_dev_put(s->dev);
+	xch_file_dev_put(d->dev);
 	return rc;
 }
 
@@ -545,9 +541,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	j.flags = flags;
 	j.st = stats;
 	xch_progress_begin(len);
-	xch_file_cache_lock();
-	rc = copy_locked(&j, &s, &d, so, dof, len);
-	xch_file_cache_unlock();
+	rc = copy_offload(&j, &s, &d, so, dof, len);
 	/* the queued ranges: after the offload and the cache drop */
 	for (i = 0; i < j.nfb && rc == 0; i++) {
 		rc = xch_host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);

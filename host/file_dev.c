@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -20,6 +21,13 @@ enum {
 /* Device cache: one handle per file-system device, discovery done once     */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * g_lock guards g_cache, g_ncache and every cached handle's cache_refs, and
+ * is held only to look a device up, insert it, drop it or count a holder:
+ * never across discovery or a copy. A handle is closed when its last holder
+ * (the cache, each call using it) lets go, so a flush or a stale volume
+ * never closes a handle another call still copies with.
+ */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	dev_t fsdev;           /* the file system's device: a disk or a partition */
@@ -28,17 +36,43 @@ static struct {
 } g_cache[CACHE_SLOTS];
 static size_t g_ncache;
 
+/* One holder less (g_lock held): true when the caller must close dev. */
+static bool
+unref_locked(struct xcopy_dev *dev)
+{
+	return dev != NULL && --dev->cache_refs == 0;
+}
+
 void
 xcopy_cache_flush(void)
 {
-	size_t i;
+	struct xcopy_dev *gone[CACHE_SLOTS];
+	size_t i, n = 0;
 
 	pthread_mutex_lock(&g_lock);
 	for (i = 0; i < g_ncache; i++) {
-		xcopy_dev_close(g_cache[i].dev);
+		if (unref_locked(g_cache[i].dev)) {
+			gone[n++] = g_cache[i].dev;
+		}
 	}
 	g_ncache = 0;
 	pthread_mutex_unlock(&g_lock);
+	for (i = 0; i < n; i++) {
+		xcopy_dev_close(gone[i]);
+	}
+}
+
+void
+xch_file_dev_put(struct xcopy_dev *dev)
+{
+	bool last;
+
+	pthread_mutex_lock(&g_lock);
+	last = unref_locked(dev);
+	pthread_mutex_unlock(&g_lock);
+	if (last) {
+		xcopy_dev_close(dev);
+	}
 }
 
 /*
@@ -67,97 +101,152 @@ dm_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
 	return rc;
 }
 
-/* A cached volume whose table changed since it was opened is opened again. */
-static void
-cache_drop_stale(dev_t fsdev)
+/*
+ * A cached volume whose table changed since it was opened is dropped from
+ * the cache (and opened again by the caller). g_lock held; returns the
+ * handle the caller closes after unlocking, or NULL.
+ */
+static struct xcopy_dev *
+cache_drop_stale_locked(dev_t fsdev)
+{
+	struct xcopy_dev *dev;
+	size_t i;
+
+	for (i = 0; i < g_ncache; i++) {
+		dev = g_cache[i].dev;
+		if (g_cache[i].fsdev == fsdev && dev != NULL && dev->dm != NULL &&
+		    !xch_dm_tables_same(dev)) {
+			XCH_INFO("%s: device-mapper table changed: mapping it again", dev->name);
+			g_cache[i] = g_cache[--g_ncache];
+			return unref_locked(dev) ? dev : NULL;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The cached entry of fsdev (g_lock held): true with *out referenced for
+ * the caller (or NULL) and *rc its open result; false when not cached.
+ */
+static bool
+lookup_locked(dev_t fsdev, struct xcopy_dev **out, int *rc)
 {
 	size_t i;
 
 	for (i = 0; i < g_ncache; i++) {
-		if (g_cache[i].fsdev == fsdev && g_cache[i].dev != NULL &&
-		    g_cache[i].dev->dm != NULL && !xch_dm_tables_same(g_cache[i].dev)) {
-			XCH_INFO("%s: device-mapper table changed: mapping it again",
-				 g_cache[i].dev->name);
-			xcopy_dev_close(g_cache[i].dev);
-			g_cache[i] = g_cache[--g_ncache];
-			return;
+		if (g_cache[i].fsdev == fsdev) {
+			*out = g_cache[i].dev;
+			*rc = g_cache[i].err;
+			if (*out != NULL) {
+				(*out)->cache_refs++;
+			}
+			return true;
 		}
 	}
+	return false;
 }
+
+/* Open the SCSI disk or device-mapper volume of blk (no lock held). */
+static int
+open_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
+{
+	const struct xch_transport_ops *ops;
+	char path[96];
+	void *ctx;
+	int rc;
+
+	*out = NULL;
+	if (blk->is_dm) {
+		return dm_for_file(blk, fsdev, out);
+	}
+	snprintf(path, sizeof(path), "/dev/%s", blk->disk);
+	rc = xch_sg_open(path, &ops, &ctx);
+	if (rc == 0) {
+		rc = xch_dev_attach(ops, ctx, path, blk->is_partition ? blk->start : 0,
+				    blk->is_partition ? blk->size : 0, out);
+	}
+	return rc;
+}
+
+/*
+ * Cache what was just opened (its result rc included) unless another call
+ * cached fsdev meanwhile: then *out becomes that entry and *spare is the
+ * handle opened in vain (the caller closes it). g_lock held; *out is
+ * referenced for the caller.
+ */
+static int
+insert_locked(dev_t fsdev, struct xcopy_dev **out, int rc, struct xcopy_dev **spare)
+{
+	struct xcopy_dev *mine = *out;
+	int cached_rc;
+
+	*spare = NULL;
+	if (lookup_locked(fsdev, out, &cached_rc)) {
+		*spare = mine;
+		return cached_rc;
+	}
+	if (mine != NULL) {
+		mine->cache_refs = 1;          /* the caller */
+	}
+	if (g_ncache < CACHE_SLOTS) {
+		g_cache[g_ncache].fsdev = fsdev;
+		g_cache[g_ncache].dev = mine;
+		g_cache[g_ncache].err = rc;
+		g_ncache++;
+		if (mine != NULL) {
+			mine->cache_refs++;    /* the cache */
+		}
+	}
+	return rc;
+}
+
+/* Tests: the handle of a file system's device, instead of sysfs (NULL: sysfs). */
+int (*xch_file_dev_open_hook)(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
 
 /*
  * The handle for the SCSI disk under st_dev, addressing only the file
  * system's own blocks (its partition window), and the partition's byte
  * offset on the disk; or the handle of the device-mapper volume under it.
+ * Discovery runs without the cache's lock: two calls may open the same
+ * device at once, the second to finish uses the first one's handle.
  */
-static int
-dev_for_file(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
+int
+xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 {
-	const struct xch_transport_ops *ops;
+	struct xcopy_dev *stale = NULL, *spare = NULL;
 	struct xch_blk blk;
-	char path[96];
-	void *ctx;
-	size_t i;
+	bool hit;
 	int rc;
 
 	*out = NULL;
-	rc = xch_sysfs_resolve("/sys", major(fsdev), minor(fsdev), &blk);
-	if (rc != 0) {
+	*part_off = 0;
+	memset(&blk, 0, sizeof(blk));
+	if (xch_file_dev_open_hook == NULL) {
+		rc = xch_sysfs_resolve("/sys", major(fsdev), minor(fsdev), &blk);
+		if (rc != 0) {
+			return rc;
+		}
+		if (!blk.is_scsi && !blk.is_dm) {
+			return -ENODEV;
+		}
+		*part_off = blk.is_dm ? 0 : blk.start * 512;
+	}
+	pthread_mutex_lock(&g_lock);
+	if (xch_file_dev_open_hook == NULL && blk.is_dm) {
+		stale = cache_drop_stale_locked(fsdev);
+	}
+	hit = lookup_locked(fsdev, out, &rc);
+	pthread_mutex_unlock(&g_lock);
+	xcopy_dev_close(stale);
+	if (hit) {
 		return rc;
 	}
-	if (!blk.is_scsi && !blk.is_dm) {
-		return -ENODEV;
-	}
-	*part_off = blk.is_dm ? 0 : blk.start * 512;
-	if (blk.is_dm) {
-		cache_drop_stale(fsdev);
-	}
-	for (i = 0; i < g_ncache; i++) {
-		if (g_cache[i].fsdev == fsdev) {
-			*out = g_cache[i].dev;
-			return g_cache[i].err;
-		}
-	}
-	if (blk.is_dm) {
-		rc = dm_for_file(&blk, fsdev, out);
-	} else {
-		snprintf(path, sizeof(path), "/dev/%s", blk.disk);
-		rc = xch_sg_open(path, &ops, &ctx);
-		if (rc == 0) {
-			rc = xch_dev_attach(ops, ctx, path, blk.is_partition ? blk.start : 0,
-					    blk.is_partition ? blk.size : 0, out);
-		}
-	}
-	if (g_ncache < CACHE_SLOTS) {
-		g_cache[g_ncache].fsdev = fsdev;
-		g_cache[g_ncache].dev = *out;
-		g_cache[g_ncache].err = rc;
-		g_ncache++;
-	} else if (rc == 0) {
-		/* cache full: the caller closes it (flagged by cache_fd == -2) */
-		(*out)->cache_fd = -2;
-	}
-	return rc;
-}
-
-void
-xch_file_cache_lock(void)
-{
+	rc = xch_file_dev_open_hook != NULL ? xch_file_dev_open_hook(fsdev, out, part_off)
+					    : open_for_file(&blk, fsdev, out);
 	pthread_mutex_lock(&g_lock);
-}
-
-void
-xch_file_cache_unlock(void)
-{
+	rc = insert_locked(fsdev, out, rc, &spare);
 	pthread_mutex_unlock(&g_lock);
-}
-
-int
-xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close)
-{
-	int rc = dev_for_file(fsdev, out, part_off);
-
-	*must_close = rc == 0 && (*out)->cache_fd == -2;
+	xcopy_dev_close(spare);
 	return rc;
 }
 

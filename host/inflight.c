@@ -75,8 +75,9 @@ xch_inflight_cap(const struct xcopy_dev *d)
 /*
  * SPC-4 6.4.3.2 (LIST ID USAGE 10b): the LIST IDENTIFIER must differ from
  * that of every other copy this I_T nexus has running on the copy manager,
- * so an id stays taken while its command is outstanding. Called under the
- * copy's lock. Returns the id.
+ * so an id stays taken while its command is outstanding. The handle may be
+ * shared by several calls at once (file_dev.c's cache): the id counter and
+ * the busy bitmap are updated atomically, no lock. Returns the id.
  */
 uint8_t
 xch_list_id_get(struct xcopy_dev *d)
@@ -84,21 +85,38 @@ xch_list_id_get(struct xcopy_dev *d)
 	unsigned k;
 
 	for (k = 0; k < 256; k++) {
-		uint8_t id = d->next_list_id++;
+		uint8_t id = __atomic_fetch_add(&d->next_list_id, 1, __ATOMIC_RELAXED);
+		uint8_t bit = (uint8_t)(1u << (id % 8));
 
-		if (!(d->lid_busy[id / 8] & (1u << (id % 8)))) {
-			d->lid_busy[id / 8] |= (uint8_t)(1u << (id % 8));
+		if (!(__atomic_fetch_or(&d->lid_busy[id / 8], bit, __ATOMIC_ACQ_REL) & bit)) {
 			return id;
 		}
 	}
 	/* every id taken (commands lost in transport errors): reuse the next one */
-	return d->next_list_id++;
+	return __atomic_fetch_add(&d->next_list_id, 1, __ATOMIC_RELAXED);
 }
 
 void
 xch_list_id_put(struct xcopy_dev *d, uint8_t id)
 {
-	d->lid_busy[id / 8] &= (uint8_t)~(1u << (id % 8));
+	(void)__atomic_fetch_and(&d->lid_busy[id / 8], (uint8_t)~(1u << (id % 8)),
+				 __ATOMIC_ACQ_REL);
+}
+
+/* A pool thread: reports its progress into the call it works for. */
+struct pool_arg {
+	void *(*fn)(void *);
+	void *arg;
+	struct xch_progress *prog;
+};
+
+static void *
+pool_thread(void *arg)
+{
+	struct pool_arg *pa = arg;
+
+	xch_progress_adopt(pa->prog);
+	return pa->fn(pa->arg);
 }
 
 /*
@@ -110,6 +128,7 @@ xch_list_id_put(struct xcopy_dev *d, uint8_t id)
 unsigned
 xch_pool_run(void *(*fn)(void *), void **args, unsigned n)
 {
+	struct pool_arg pa[XCH_INFLIGHT_MAX];
 	pthread_t tid[XCH_INFLIGHT_MAX];
 	unsigned started = 0, i;
 
@@ -117,7 +136,10 @@ xch_pool_run(void *(*fn)(void *), void **args, unsigned n)
 		n = XCH_INFLIGHT_MAX;
 	}
 	for (i = 1; i < n; i++) {
-		if (pthread_create(&tid[started], NULL, fn, args[i]) != 0) {
+		pa[i].fn = fn;
+		pa[i].arg = args[i];
+		pa[i].prog = xch_progress_current();
+		if (pthread_create(&tid[started], NULL, pool_thread, &pa[i]) != 0) {
 			XCH_DBG("in flight: %u threads (pthread_create failed)", started + 1);
 			break;
 		}

@@ -19,10 +19,32 @@ static void *g_progress_arg;
 static xcopy_progress_ex_fn g_progress_ex_fn;
 static void *g_progress_ex_arg;
 
-/* The progress of the outermost public call (they nest: dm pieces). */
-static pthread_mutex_t g_progress_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned g_progress_depth;
-static uint64_t g_progress_done, g_progress_total;
+/*
+ * The progress of one call: done and total of the outermost public call
+ * (they nest: dm pieces). Each thread owns one for the calls it makes; the
+ * library's in-flight workers report into the one of the call they work
+ * for (xch_progress_adopt). mu: one report at a time per call.
+ */
+struct xch_progress {
+	pthread_mutex_t mu;
+	unsigned depth;
+	uint64_t done, total;
+};
+
+static __thread struct xch_progress t_own = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0 };
+static __thread struct xch_progress *t_cur;
+
+struct xch_progress *
+xch_progress_current(void)
+{
+	return t_cur != NULL ? t_cur : &t_own;
+}
+
+void
+xch_progress_adopt(struct xch_progress *p)
+{
+	t_cur = p;
+}
 
 void
 xcopy_set_log(xcopy_log_fn fn, enum xcopy_log_level max_level, void *arg)
@@ -65,50 +87,57 @@ xch_log(enum xcopy_log_level lvl, const char *fmt, ...)
 void
 xch_progress_begin(uint64_t total)
 {
-	pthread_mutex_lock(&g_progress_lock);
-	if (g_progress_depth++ == 0) {
-		g_progress_done = 0;
-		g_progress_total = total;
+	struct xch_progress *p = xch_progress_current();
+
+	pthread_mutex_lock(&p->mu);
+	if (p->depth++ == 0) {
+		p->done = 0;
+		p->total = total;
 	}
-	pthread_mutex_unlock(&g_progress_lock);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void
 xch_progress_end(void)
 {
-	pthread_mutex_lock(&g_progress_lock);
-	if (g_progress_depth > 0) {
-		g_progress_depth--;
+	struct xch_progress *p = xch_progress_current();
+
+	pthread_mutex_lock(&p->mu);
+	if (p->depth > 0) {
+		p->depth--;
 	}
-	pthread_mutex_unlock(&g_progress_lock);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void
 xch_progress_add(enum xcopy_method m, uint64_t bytes)
 {
+	struct xch_progress *cur = xch_progress_current();
+	xcopy_progress_ex_fn ex_fn = g_progress_ex_fn;
+	xcopy_progress_fn fn = g_progress_fn;
 	struct xcopy_progress p;
 
-	if ((g_progress_fn == NULL && g_progress_ex_fn == NULL) || bytes == 0) {
+	if ((fn == NULL && ex_fn == NULL) || bytes == 0) {
 		return;
 	}
-	/* one report at a time, in order: done never decreases */
-	pthread_mutex_lock(&g_progress_lock);
-	g_progress_done += bytes;
+	/* one report of this call at a time, in order: done never decreases */
+	pthread_mutex_lock(&cur->mu);
+	cur->done += bytes;
 	/* a range redone (mapping moved) is counted once */
-	if (g_progress_done > g_progress_total) {
-		g_progress_done = g_progress_total;
+	if (cur->done > cur->total) {
+		cur->done = cur->total;
 	}
-	p.done = g_progress_done;
-	p.total = g_progress_total;
+	p.done = cur->done;
+	p.total = cur->total;
 	p.bytes = bytes;
 	p.method = m;
-	if (g_progress_fn != NULL) {
-		g_progress_fn(p.done, p.total, g_progress_arg);
+	if (fn != NULL) {
+		fn(p.done, p.total, g_progress_arg);
 	}
-	if (g_progress_ex_fn != NULL) {
-		g_progress_ex_fn(&p, g_progress_ex_arg);
+	if (ex_fn != NULL) {
+		ex_fn(&p, g_progress_ex_arg);
 	}
-	pthread_mutex_unlock(&g_progress_lock);
+	pthread_mutex_unlock(&cur->mu);
 }
 
 static const char *const g_reason_names[XCOPY_FB_REASON_COUNT] = {

@@ -75,6 +75,7 @@ struct xcopy_dev {
 	uint32_t max_copies;                   /* TOTAL CONCURRENT COPIES (0: not reported) */
 	uint32_t max_id_copies;                /* MAXIMUM IDENTIFIED CONCURRENT COPIES (0: ditto) */
 	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
+	unsigned cache_refs;                   /* file_dev.c: holders, under its lock */
 	bool host_only;                        /* no transport: pread/pwrite on host_fd */
 	int host_fd;                           /* the node itself (host-only), or -1 */
 	dev_t rdev;                            /* the node opened (0: URL or test) */
@@ -382,14 +383,16 @@ enum xch_src_class xch_src_extent_class(uint32_t flags, enum xcopy_fallback_reas
 bool xch_dst_extent_ok(uint32_t flags, enum xcopy_fallback_reason *why);
 
 /*
- * The device handles under files (file.c's cache): with the cache locked,
- * the handle for a file system's device and its partition's byte offset;
- * *must_close when the cache was full (the caller closes it). 0 or -errno,
- * which xch_file_dev_reason() turns into the fallback reason.
+ * The device handles under files (file_dev.c's cache): the handle for a
+ * file system's device, referenced for the caller until xch_file_dev_put(),
+ * and its partition's byte offset. 0 or -errno, which
+ * xch_file_dev_reason() turns into the fallback reason. The cache's lock is
+ * held only inside these calls. xch_file_dev_open_hook: tests open the
+ * device themselves (NULL: sysfs).
  */
-void xch_file_cache_lock(void);
-void xch_file_cache_unlock(void);
-int xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off, bool *must_close);
+int xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
+void xch_file_dev_put(struct xcopy_dev *dev);
+extern int (*xch_file_dev_open_hook)(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
 enum xcopy_fallback_reason xch_file_dev_reason(int rc);
 
 /*
@@ -477,10 +480,16 @@ void xch_log(enum xcopy_log_level lvl, const char *fmt, ...) __attribute__((form
 /*
  * Progress of the outermost public copy call: begin(total) / end() around
  * it (nested calls add to the outer one), add() wherever bytes are done.
+ * Per call: the calling thread's own state; a worker thread reports into
+ * the state of the call it works for (current() in the caller, adopt() in
+ * the worker; xch_pool_run does both).
  */
+struct xch_progress;
 void xch_progress_begin(uint64_t total);
 void xch_progress_add(enum xcopy_method m, uint64_t bytes);
 void xch_progress_end(void);
+struct xch_progress *xch_progress_current(void);
+void xch_progress_adopt(struct xch_progress *p);
 
 #define XCH_ERR(...) xch_log(XCOPY_LOG_ERROR, __VA_ARGS__)
 #define XCH_WARN(...) xch_log(XCOPY_LOG_WARN, __VA_ARGS__)

@@ -291,9 +291,11 @@ void xcopy_set_log(xcopy_log_fn fn, enum xcopy_log_level max_level, void *arg);
  * Progress callback: called as bytes of a copy are done (after each EXTENDED
  * COPY command, each host copy chunk, each zeroed range) with the bytes done
  * so far and the total of the current xcopy_file_range() / xcopy_dev_copy()
- * call. Process-wide; set it before copying. With several commands in flight
- * it may be called from the library's own threads, one call at a time, done
- * never decreasing within a copy.
+ * call. The callback is process-wide (set it before copying); done/total
+ * are per call. With several commands in flight it may be called from the
+ * library's own threads, one report of a call at a time, done never
+ * decreasing within a call; reports of concurrent calls in other threads
+ * may run at the same time (see xcopy_set_progress(3)).
  */
 typedef void (*xcopy_progress_fn)(uint64_t done, uint64_t total, void *arg);
 void xcopy_set_progress(xcopy_progress_fn fn, void *arg);
