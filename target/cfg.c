@@ -9,27 +9,12 @@
  * 230-targetcli.sh create LUs with such cfgstrings).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "xcopy_target.h"
-
-static void why_set(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-why_set(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-}
+#include "xos.h"
 
 /* The index of val in names (enum order), or -1. */
 static int
@@ -61,7 +46,7 @@ cfg_copy_nice(const char *val, struct xt_cfg *c, char *why, size_t whylen)
 	errno = 0;
 	v = strtol(val, &end, 10);
 	if (errno != 0 || end == val || *end != '\0' || v < 0 || v > 19) {
-		why_set(why, whylen, "copy_nice=%s: expected 0 to 19", val);
+		xos_why_set(why, whylen, "copy_nice=%s: expected 0 to 19", val);
 		return -EINVAL;
 	}
 	c->copy_nice = (int)v;
@@ -76,19 +61,19 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 
 	if (strncmp(buf, "clone=", 6) == 0) {
 		if ((i = CFG_CHOICE(val, g_clone_opts)) < 0) {
-			why_set(why, whylen, "clone=%s: expected auto, always or never", val);
+			xos_why_set(why, whylen, "clone=%s: expected auto, always or never", val);
 			return -EINVAL;
 		}
 		c->clone = (enum xt_clone)i;
 	} else if (strncmp(buf, "cfr=", 4) == 0) {
 		if ((i = CFG_CHOICE(val, g_cfr_opts)) < 0) {
-			why_set(why, whylen, "cfr=%s: expected auto or never", val);
+			xos_why_set(why, whylen, "cfr=%s: expected auto or never", val);
 			return -EINVAL;
 		}
 		c->cfr = (enum xt_cfr)i;
 	} else if (strncmp(buf, "xcopy=", 6) == 0) {
 		if ((i = CFG_CHOICE(val, g_xcopy_opts)) < 0) {
-			why_set(why, whylen, "xcopy=%s: expected engine or core", val);
+			xos_why_set(why, whylen, "xcopy=%s: expected engine or core", val);
 			return -EINVAL;
 		}
 		c->xcopy = (enum xt_xcopy)i;
@@ -96,7 +81,7 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 		return cfg_copy_nice(val, c, why, whylen);
 	} else if (strncmp(buf, "writeback=", 10) == 0) {
 		if ((i = CFG_CHOICE(val, g_wb_opts)) < 0) {
-			why_set(why, whylen, "writeback=%s: expected early or late", val);
+			xos_why_set(why, whylen, "writeback=%s: expected early or late", val);
 			return -EINVAL;
 		}
 		c->wb_late = i == 1;
@@ -104,7 +89,9 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 		/* reliability tests only (fault.c) */
 		return xt_fault_parse(val, &c->fault, why, whylen);
 	} else {
-		why_set(why, whylen, "unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)", buf);
+		xos_why_set(why, whylen,
+			"unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)",
+			buf);
 		return -EINVAL;
 	}
 	return 0;
@@ -121,14 +108,14 @@ cfg_option(const char *opt, size_t len, struct xt_cfg *c, char *why, size_t whyl
 		return 0;       /* "?&" or a trailing '&' */
 	}
 	if (len >= sizeof(buf)) {
-		why_set(why, whylen, "option too long: %.40s", opt);
+		xos_why_set(why, whylen, "option too long: %.40s", opt);
 		return -EINVAL;
 	}
 	memcpy(buf, opt, len);
 	buf[len] = '\0';
 	val = strchr(buf, '=');
 	if (val == NULL) {
-		why_set(why, whylen, "option '%s' has no '=value'", buf);
+		xos_why_set(why, whylen, "option '%s' has no '=value'", buf);
 		return -EINVAL;
 	}
 	return cfg_keyval(buf, val + 1, c, why, whylen);
@@ -150,25 +137,25 @@ xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t whylen
 	out->xcopy = XT_XCOPY_ENGINE;
 	out->copy_nice = XT_COPY_NICE_DEFAULT;
 	if (cfgstring == NULL) {
-		why_set(why, whylen, "%s", "no cfgstring");
+		xos_why_set(why, whylen, "%s", "no cfgstring");
 		return -EINVAL;
 	}
 	p = strchr(cfgstring, '/');
 	if (p == NULL || (size_t)(p - cfgstring) != strlen(XT_SUBTYPE) ||
 	    strncmp(cfgstring, XT_SUBTYPE, strlen(XT_SUBTYPE)) != 0) {
-		why_set(why, whylen, "cfgstring '%s' does not start with 'xcopy/'", cfgstring);
+		xos_why_set(why, whylen, "cfgstring '%s' does not start with 'xcopy/'", cfgstring);
 		return -EINVAL;
 	}
 	p++;
 	q = strchr(p, '?');
 	plen = q != NULL ? (size_t)(q - p) : strlen(p);
 	if (plen == 0 || p[0] != '/') {
-		why_set(why, whylen, "%s",
+		xos_why_set(why, whylen, "%s",
 			"the backing file must be an absolute path: xcopy//PATH[?opt=val&...]");
 		return -EINVAL;
 	}
 	if (plen >= sizeof(out->path)) {
-		why_set(why, whylen, "%s", "backing file path too long");
+		xos_why_set(why, whylen, "%s", "backing file path too long");
 		return -EINVAL;
 	}
 	memcpy(out->path, p, plen);

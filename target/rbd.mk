@@ -3,9 +3,11 @@
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,
 # libradospp-dev in configs/packages.list); skipped, and said so, otherwise.
-# rbd_cfg.c needs no Ceph library: the unit tests link it always.
+# rbd_cfg.c needs no Ceph library: the unit tests link it always. common/
+# (xos_why_set) is linked into xt-rbd, not archived in librbdstore.a.
 
 RBD_CFG_SAN_OBJ := $(BUILD)/san/target/rbd_cfg.o
+$(BUILD)/obj/target/rbd_%.o $(BUILD)/san/target/rbd_%.o: XCFLAGS += -I$(TOP)/common
 UT_SAN_OBJS += $(RBD_CFG_SAN_OBJ)
 
 RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
@@ -28,7 +30,7 @@ $(RBD_LIB): $(RBD_OBJS)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB)
+$(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB) $(COMMON_OBJS)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RBD_LIBS) -lpthread

@@ -12,29 +12,14 @@
  * No librbd here: the unit tests link this file alone.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rbd_store.h"
+#include "xos.h"
 
 #define RBD_PREFIX "xcopy/rbd/"
-
-static void why_set(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-why_set(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-}
 
 /* Copy [s, s + len) into dst (size cap) as a name: non-empty, no separators. */
 static int
@@ -44,12 +29,12 @@ take_name(const char *what, const char *s, size_t len, char *dst, size_t cap,
 	size_t i;
 
 	if (len == 0) {
-		why_set(why, whylen, "rbd cfgstring: empty %s name "
+		xos_why_set(why, whylen, "rbd cfgstring: empty %s name "
 			"(expected xcopy/rbd/POOL/IMAGE[@CONF][?opts])", what);
 		return -EINVAL;
 	}
 	if (len >= cap) {
-		why_set(why, whylen, "rbd cfgstring: %s name longer than %zu bytes",
+		xos_why_set(why, whylen, "rbd cfgstring: %s name longer than %zu bytes",
 			what, cap - 1);
 		return -EINVAL;
 	}
@@ -57,7 +42,7 @@ take_name(const char *what, const char *s, size_t len, char *dst, size_t cap,
 		unsigned char c = (unsigned char)s[i];
 
 		if (c <= ' ' || c == 0x7f || strchr("/@?&=", c) != NULL) {
-			why_set(why, whylen, "rbd cfgstring: %s name '%.*s' has a "
+			xos_why_set(why, whylen, "rbd cfgstring: %s name '%.*s' has a "
 				"forbidden character (space, control, / @ ? & =)",
 				what, (int)len, s);
 			return -EINVAL;
@@ -95,14 +80,14 @@ rbd_option(const char *opt, size_t len, struct xt_rbd_cfg *c, char *why,
 		return 0;
 	}
 	if (len >= sizeof(buf)) {
-		why_set(why, whylen, "rbd option too long: %.40s", opt);
+		xos_why_set(why, whylen, "rbd option too long: %.40s", opt);
 		return -EINVAL;
 	}
 	memcpy(buf, opt, len);
 	buf[len] = '\0';
 	val = strchr(buf, '=');
 	if (val == NULL) {
-		why_set(why, whylen, "rbd option '%s' has no '=value'", buf);
+		xos_why_set(why, whylen, "rbd option '%s' has no '=value'", buf);
 		return -EINVAL;
 	}
 	*val++ = '\0';
@@ -112,7 +97,7 @@ rbd_option(const char *opt, size_t len, struct xt_rbd_cfg *c, char *why,
 	} else if (strcmp(buf, "bs") == 0) {
 		if (parse_u32(val, &c->block_size) != 0 ||
 		    (c->block_size != 512 && c->block_size != 4096)) {
-			why_set(why, whylen, "bs=%s: expected 512 or 4096", val);
+			xos_why_set(why, whylen, "bs=%s: expected 512 or 4096", val);
 			return -EINVAL;
 		}
 	} else if (strcmp(buf, "copyfrom") == 0) {
@@ -121,11 +106,11 @@ rbd_option(const char *opt, size_t len, struct xt_rbd_cfg *c, char *why,
 		} else if (strcmp(val, "never") == 0) {
 			c->copy_from = 0;
 		} else {
-			why_set(why, whylen, "copyfrom=%s: expected auto or never", val);
+			xos_why_set(why, whylen, "copyfrom=%s: expected auto or never", val);
 			return -EINVAL;
 		}
 	} else {
-		why_set(why, whylen, "unknown rbd option '%s' (known: id, bs, copyfrom)",
+		xos_why_set(why, whylen, "unknown rbd option '%s' (known: id, bs, copyfrom)",
 			buf);
 		return -EINVAL;
 	}
@@ -156,9 +141,9 @@ xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 	const char *p, *slash, *end, *at, *q;
 	int rc;
 
-	why_set(why, whylen, "%s", "");
+	xos_why_set(why, whylen, "%s", "");
 	if (cfgstring == NULL || strncmp(cfgstring, RBD_PREFIX, strlen(RBD_PREFIX)) != 0) {
-		why_set(why, whylen, "not an rbd cfgstring (expected "
+		xos_why_set(why, whylen, "not an rbd cfgstring (expected "
 			"xcopy/rbd/POOL/IMAGE[@CONF][?opts])");
 		return -EINVAL;
 	}
@@ -168,7 +153,7 @@ xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 	end = q ? q : p + strlen(p);
 	slash = memchr(p, '/', (size_t)(end - p));
 	if (slash == NULL) {
-		why_set(why, whylen, "rbd cfgstring: no image name after the pool "
+		xos_why_set(why, whylen, "rbd cfgstring: no image name after the pool "
 			"(expected xcopy/rbd/POOL/IMAGE)");
 		return -EINVAL;
 	}
@@ -187,12 +172,12 @@ xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 		size_t n = (size_t)(end - at - 1);
 
 		if (n == 0 || at[1] != '/') {
-			why_set(why, whylen, "rbd cfgstring: @CONF must be an absolute "
+			xos_why_set(why, whylen, "rbd cfgstring: @CONF must be an absolute "
 				"path of a ceph.conf");
 			return -EINVAL;
 		}
 		if (n >= sizeof(c.conf)) {
-			why_set(why, whylen, "rbd cfgstring: @CONF longer than %zu bytes",
+			xos_why_set(why, whylen, "rbd cfgstring: @CONF longer than %zu bytes",
 				sizeof(c.conf) - 1);
 			return -EINVAL;
 		}

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +16,12 @@
 #include "rados_copy.h"
 #include "rbd_store.h"
 #include "rbd_store_int.h"
+#include "xos.h"
 
 #define COPY_BATCH 32           /* objects per copy-from batch */
 #define COPY_INFLIGHT 8         /* copy-from operations at once */
 #define GW_CHUNK_MAX (4u << 20) /* read/write chunk of the fallback */
 #define TOUCH_LEN 512           /* object-map marker write */
-
-static void why_set(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-why_set(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-}
 
 static const char *const unsafe_names[XT_RBD_UNSAFE_MAX] = {
 	[XT_RBD_SAFE] = "safe",
@@ -169,7 +154,7 @@ gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
 	}
 	buf = malloc(chunk);
 	if (buf == NULL) {
-		why_set(why, whylen, "out of memory");
+		xos_why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	while (done < len) {
@@ -183,7 +168,7 @@ gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
 			rc = xt_rbd_write(dst, doff + at, n, buf);
 		}
 		if (rc < 0) {
-			why_set(why, whylen, "%s at %" PRIu64 ": %s", "gateway copy",
+			xos_why_set(why, whylen, "%s at %" PRIu64 ": %s", "gateway copy",
 				soff + at, strerror((int)-rc));
 			free(buf);
 			return (int)rc;
@@ -258,19 +243,19 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 	for (i = 0; i < n; i++) {
 		if (xt_rbd_object_name(&src->geom, sobj + i, names[0][i], 96) < 0 ||
 		    xt_rbd_object_name(&dst->geom, dobj + i, names[1][i], 96) < 0) {
-			why_set(why, whylen, "object name too long");
+			xos_why_set(why, whylen, "object name too long");
 			return -ENAMETOOLONG;
 		}
 		it[i] = (struct xt_rados_copy_item){ names[0][i], names[1][i], 0 };
 	}
 	rc = touch_objects(dst, dobj, n, st);
 	if (rc < 0) {
-		why_set(why, whylen, "object-map marker write: %s", strerror(-rc));
+		xos_why_set(why, whylen, "object-map marker write: %s", strerror(-rc));
 		return rc;
 	}
 	rc = xt_rados_copy_from(dst->data_io, src->data_io, it, n, COPY_INFLIGHT);
 	if (rc < 0) {
-		why_set(why, whylen, "copy-from: %s", strerror(-rc));
+		xos_why_set(why, whylen, "copy-from: %s", strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
@@ -284,7 +269,7 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 			st->copyfrom_bytes += rc == 0 ? osz : 0;
 		}
 		if (rc < 0) {
-			why_set(why, whylen, "copy-from %s -> %s: %s", it[i].src_oid,
+			xos_why_set(why, whylen, "copy-from %s -> %s: %s", it[i].src_oid,
 				it[i].dst_oid, strerror(-rc));
 			return rc;
 		}
@@ -311,7 +296,7 @@ obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 	}
 	/* what this process wrote through librbd is in RADOS before copy-from */
 	if ((rc = xt_rbd_flush(src)) < 0 || (rc = xt_rbd_flush(dst)) < 0) {
-		why_set(why, whylen, "flush before copy-from: %s", strerror(-rc));
+		xos_why_set(why, whylen, "flush before copy-from: %s", strerror(-rc));
 		return rc;
 	}
 	while (done < nobj) {
@@ -332,7 +317,7 @@ range_ok(const struct xt_rbd *r, uint64_t off, uint64_t len, const char *what,
 	 char *why, size_t whylen)
 {
 	if (off > r->geom.size || len > r->geom.size - off) {
-		why_set(why, whylen, "%s range %" PRIu64 "+%" PRIu64 " past the image end "
+		xos_why_set(why, whylen, "%s range %" PRIu64 "+%" PRIu64 " past the image end "
 			"(%" PRIu64 ")", what, off, len, r->geom.size);
 		return -EINVAL;
 	}
@@ -347,7 +332,7 @@ xt_rbd_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff
 	uint64_t osz = src->geom.object_size, head = len, mid = 0, tail = 0;
 	int back, rc;
 
-	why_set(why, whylen, "%s", "");
+	xos_why_set(why, whylen, "%s", "");
 	if ((rc = range_ok(src, soff, len, "source", why, whylen)) < 0 ||
 	    (rc = range_ok(dst, doff, len, "destination", why, whylen)) < 0) {
 		return rc;

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,21 +15,7 @@
 
 #include "rbd_store.h"
 #include "rbd_store_int.h"
-
-static void why_set(char *why, size_t whylen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-why_set(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (whylen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(why, whylen, fmt, ap);
-		va_end(ap);
-	}
-}
+#include "xos.h"
 
 /*
  * Cluster handle: rbd_cache off, because rbd_copy.c writes objects behind
@@ -44,17 +29,17 @@ rbd_connect(const struct xt_rbd_cfg *cfg, rados_t *cl, char *why, size_t whylen)
 
 	rc = rados_create(cl, cfg->id);
 	if (rc < 0) {
-		why_set(why, whylen, "rados_create(id %s): %s", cfg->id, strerror(-rc));
+		xos_why_set(why, whylen, "rados_create(id %s): %s", cfg->id, strerror(-rc));
 		return rc;
 	}
 	if (cfg->conf[0] != '\0' && access(cfg->conf, R_OK) != 0) {
 		rc = -errno;
-		why_set(why, whylen, "ceph config %s: %s", cfg->conf, strerror(-rc));
+		xos_why_set(why, whylen, "ceph config %s: %s", cfg->conf, strerror(-rc));
 		goto fail;
 	}
 	rc = rados_conf_read_file(*cl, cfg->conf[0] ? cfg->conf : NULL);
 	if (rc < 0) {
-		why_set(why, whylen, "ceph config %s: %s", cfg->conf[0] ? cfg->conf :
+		xos_why_set(why, whylen, "ceph config %s: %s", cfg->conf[0] ? cfg->conf :
 			"(default: $CEPH_CONF, /etc/ceph/ceph.conf)", strerror(-rc));
 		goto fail;
 	}
@@ -64,7 +49,7 @@ rbd_connect(const struct xt_rbd_cfg *cfg, rados_t *cl, char *why, size_t whylen)
 	rados_conf_set(*cl, "rados_mon_op_timeout", "30");
 	rc = rados_connect(*cl);
 	if (rc < 0) {
-		why_set(why, whylen, "cannot connect to the cluster of %s as client.%s: %s%s",
+		xos_why_set(why, whylen, "cannot connect to the cluster of %s as client.%s: %s%s",
 			cfg->conf[0] ? cfg->conf : "the default ceph.conf", cfg->id,
 			strerror(-rc), rc == -EACCES || rc == -EPERM || rc == -ENOENT ?
 			" (missing or refused key?)" : "");
@@ -83,10 +68,10 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 	struct xt_rbd *r;
 	int rc;
 
-	why_set(why, whylen, "%s", "");
+	xos_why_set(why, whylen, "%s", "");
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
-		why_set(why, whylen, "out of memory");
+		xos_why_set(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
 	r->cfg = *cfg;
@@ -97,25 +82,25 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 	}
 	rc = rados_ioctx_create(r->cluster, cfg->pool, &r->io);
 	if (rc < 0) {
-		why_set(why, whylen, "pool %s: %s", cfg->pool,
+		xos_why_set(why, whylen, "pool %s: %s", cfg->pool,
 			rc == -ENOENT ? "no such pool" : strerror(-rc));
 		goto fail;
 	}
 	rc = rbd_open(r->io, cfg->image, &r->image, NULL);
 	if (rc < 0) {
-		why_set(why, whylen, "image %s/%s: %s", cfg->pool, cfg->image,
+		xos_why_set(why, whylen, "image %s/%s: %s", cfg->pool, cfg->image,
 			rc == -ENOENT ? "no such image" : strerror(-rc));
 		goto fail;
 	}
 	rc = xt_rbd_geom(r, &r->geom);
 	if (rc < 0) {
-		why_set(why, whylen, "image %s/%s: geometry: %s", cfg->pool, cfg->image,
+		xos_why_set(why, whylen, "image %s/%s: geometry: %s", cfg->pool, cfg->image,
 			strerror(-rc));
 		goto fail;
 	}
 	rc = rados_ioctx_create2(r->cluster, r->geom.data_pool_id, &r->data_io);
 	if (rc < 0) {
-		why_set(why, whylen, "image %s/%s: data pool %" PRId64 ": %s", cfg->pool,
+		xos_why_set(why, whylen, "image %s/%s: data pool %" PRId64 ": %s", cfg->pool,
 			cfg->image, r->geom.data_pool_id, strerror(-rc));
 		goto fail;
 	}
