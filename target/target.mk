@@ -30,7 +30,8 @@ $(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER
 
 ALL_TARGETS += $(HANDLER_SO)
 
-# dlopen harness: fakes of the runner/libtcmu symbols, exported with -rdynamic.
+# dlopen harness: fakes of the runner/libtcmu symbols, exported with -rdynamic. Each
+# test has its own fixture; test-plugin also runs the list in reverse order (-r).
 PLUGIN_TEST_SRCS := $(sort $(wildcard $(TOP)/tests/plugin/*.c))
 PLUGIN_TEST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(PLUGIN_TEST_SRCS))
 PLUGIN_TEST_BIN := $(BUILD)/tests/plugin_tests
@@ -64,6 +65,7 @@ test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-sym
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO) -r
 	$(Q)$(TOP)/tests/scripts/test-xcopy-stat.sh $(TOP)/scripts/xcopy-stat
 TEST_TARGETS += test-plugin
 

@@ -229,8 +229,8 @@ test_list_id_in_progress(void)
 	CHECK(pc_submit(&q, &g_a) == TCMU_STS_PASSTHROUGH_ERR);
 	memcpy(sense, q.lc.sense_buf, sizeof(sense));
 	/* SPC-4: ILLEGAL REQUEST, OPERATION IN PROGRESS (00/16), fixed format */
-	CHECK(sense[0] == 0x70 && sense_is(sense, XCM_SK_ILLEGAL_REQUEST,
-					    XCM_ASC_OPERATION_IN_PROGRESS));
+	CHECK(sense_fixed_current(sense, sizeof(sense)) &&
+	      sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_OPERATION_IN_PROGRESS));
 	CHECK(q.cdb[0] == XCM_OP_XCOPY && q.rc.cmd_state == NULL);
 	/* another id is fine meanwhile */
 	list_one(SER_A, SER_A, 16, 0, 5000, XCM_LIST_ID_HOLD, 8);
@@ -398,10 +398,9 @@ test_lid4(void)
 	      st.bytes == 64 * BS && st.sense_len == 0 && st.est_delay_ms == 0xFFFFFFFEu);
 	/* unknown id: ILLEGAL REQUEST, INVALID FIELD IN CDB, field pointer byte 2 */
 	CHECK(rcs4(&g_a, 0x0BADu, &st, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2400) && (sense[15] & 0xC0) == 0xC0 &&
-	      sense[16] == 0 && sense[17] == 2);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST, 0x2400, true, -1, 2));
 	CHECK(copy_abort(&g_a, 0x0BADu, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2400) && sense[17] == 2);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST, 0x2400, true, -1, 2));
 	/* abort of a completed list: nothing to do, GOOD, its status unchanged */
 	CHECK(copy_abort(&g_a, 0x12345678u, NULL) == TCMU_STS_OK);
 	CHECK(rcs4(&g_a, 0x12345678u, &st, NULL) == TCMU_STS_OK && st.op_status == XCM_RCS4_DONE);
@@ -416,11 +415,11 @@ test_lid4(void)
 	CHECK(pc_flush(&p) == TCMU_STS_PASSTHROUGH_ERR);
 	/* COPY ABORTED, no additional sense code, CSI = segment 0 */
 	CHECK(sense_is(p.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
-	CHECK(p.lc.sense_buf[0] == 0x70 && xcm_get_be32(p.lc.sense_buf + 8) == 0);
+	CHECK(sense_csi_is(p.lc.sense_buf, sizeof(p.lc.sense_buf), 0));
 	CHECK(rcs4(&g_a, 77, &st, NULL) == TCMU_STS_OK);
 	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.cmd_status == XCM_SAM_CHECK_CONDITION &&
 	      st.bytes == 0 && st.segs == 0 && st.sense_len >= 18 &&
-	      (st.sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	      sense_key(st.sense, st.sense_len) == XCM_SK_COPY_ABORTED);
 	CHECK(!same_bytes("a.img", 3000 * BS, "a.img", 0, 64 * BS));   /* untouched */
 
 	/* abort while running: stops before the next 1 MiB chunk, exact count */
@@ -462,8 +461,8 @@ test_lid4(void)
 		buf[15] = 0x01;
 		xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
 		CHECK(run_cmd(&g_a, cdb, buf, n, sense) == TCMU_STS_PASSTHROUGH_ERR);
-		CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2600) && (sense[15] & 0xC8) == 0x88 &&
-		      sense[17] == 15);
+		/* INVALID FIELD IN PARAMETER LIST, pointer to byte 15 bit 0 of the list */
+		CHECK(sense_ptr_is(sense, 96, XCM_SK_ILLEGAL_REQUEST, 0x2600, false, 0, 15));
 		CHECK(rcs4(&g_a, 5, &st, NULL) == TCMU_STS_PASSTHROUGH_ERR);   /* not begun */
 	}
 	g_list->lid4 = false;
@@ -548,14 +547,13 @@ test_parallel(void)
 	}
 }
 
-void
-test_async(void)
-{
-	test_handover_and_limit();
-	test_list_id_in_progress();
-	test_progress();
-	test_close();
-	test_limits_and_runner();
-	test_lid4();
-	test_parallel();
-}
+const struct ptest g_async_tests[] = {
+	{ "async.handover_and_limit", test_handover_and_limit },
+	{ "async.list_id_in_progress", test_list_id_in_progress },
+	{ "async.progress", test_progress },
+	{ "async.close", test_close },
+	{ "async.limits_and_runner", test_limits_and_runner },
+	{ "async.lid4", test_lid4 },
+	{ "async.parallel", test_parallel },
+	{ NULL, NULL },
+};

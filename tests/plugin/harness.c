@@ -239,6 +239,54 @@ sense_key(const uint8_t *s, size_t len)
 	return xcm_sense_parse(xcm_span_make(s, len), &ps) == 0 ? ps.key : 0xFF;
 }
 
+/* Decoded by the engine, fixed format, current; false (and a note) otherwise. */
+static bool
+parse_fixed(const uint8_t *s, size_t len, struct xcm_sense *ps)
+{
+	if (xcm_sense_parse(xcm_span_make(s, len), ps) != 0 || ps->desc || ps->deferred) {
+		fprintf(stderr, "  sense: not fixed-format current sense (byte 0 %02x)\n", s[0]);
+		return false;
+	}
+	return true;
+}
+
+bool
+sense_fixed_current(const uint8_t *s, size_t len)
+{
+	struct xcm_sense ps;
+
+	return parse_fixed(s, len, &ps);
+}
+
+bool
+sense_csi_is(const uint8_t *s, size_t len, uint64_t csi)
+{
+	struct xcm_sense ps;
+
+	return parse_fixed(s, len, &ps) && ps.csi_valid && ps.csi == csi;
+}
+
+bool
+sense_ptr_is(const uint8_t *s, size_t len, uint8_t key, uint16_t asc_ascq, bool in_cdb,
+	     int bit, uint16_t field)
+{
+	struct xcm_sks_ptr p;
+	struct xcm_sense ps;
+	bool ok;
+
+	if (!parse_fixed(s, len, &ps) || !sense_is(s, key, asc_ascq)) {
+		return false;
+	}
+	ok = xcm_sense_sks_ptr(&ps, &p) && p.in_cdb == in_cdb && p.bit_valid == (bit >= 0) &&
+	     (bit < 0 || p.bit == bit) && p.field == field;
+	if (!ok) {
+		fprintf(stderr, "  sense pointer: sksv %d c/d %d bpv %d bit %u field %u "
+			"(want c/d %d bit %d field %u)\n", ps.sks_valid && (ps.sks[0] & 0x80),
+			p.in_cdb, p.bit_valid, p.bit, p.field, in_cdb, bit, field);
+	}
+	return ok;
+}
+
 /* Test-side NAA: 6 | 00-14-05 | serial nibbles from the low nibble of byte 3. */
 void
 naa_of(const char *serial, uint8_t *d)

@@ -66,6 +66,29 @@ void cfs_lun(const char *tpg, int lun, const char *so);
 void cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun);
 void cfs_demo(const char *tpg, bool demo);
 
+/* One test: it runs on a fresh fixture (main.c): its own temporary directory, the
+ * backing files a.img, b.img, c.img and the LUs g_a, g_b, g_c opened on them by the
+ * plugin's open, the loopback TPG exporting lu_a and lu_b; closed and removed after. */
+struct ptest {
+	const char *name;
+	void (*fn)(void);
+};
+/* the lists, each ended by { NULL, NULL } */
+extern const struct ptest g_core_tests[];    /* plugin_test.c */
+extern const struct ptest g_async_tests[];   /* async_test.c */
+extern const struct ptest g_odx_tests[];     /* odx_test.c */
+
+/* sense decoded by the engine: fixed format, current (response code 70h)? */
+bool sense_fixed_current(const uint8_t *s, size_t len);
+/* fixed format, current, COMMAND-SPECIFIC INFORMATION == csi */
+bool sense_csi_is(const uint8_t *s, size_t len, uint64_t csi);
+/*
+ * fixed format, current, key and ASC/ASCQ, and a field pointer (SPC-4 4.5.2.4.2):
+ * C/D = in_cdb, BPV set with bit when bit >= 0 (clear when bit < 0), FIELD POINTER field
+ */
+bool sense_ptr_is(const uint8_t *s, size_t len, uint8_t key, uint16_t asc_ascq, bool in_cdb,
+		  int bit, uint16_t field);
+
 /* plugin_test.c: check_config of cfg accepts (ok) or refuses it with needle in the reason */
 void expect_config(const char *cfg, bool ok, const char *needle);
 /* access_test.c */
@@ -78,10 +101,6 @@ void test_paths(void);
 void test_sbc_checks(void);
 void test_write_cache(void);
 void test_faults(void);
-/* odx_test.c */
-void test_odx(void);
-/* async_test.c */
-void test_async(void);
 /* rsoc_test.c */
 void test_rsoc(void);
 

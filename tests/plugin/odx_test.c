@@ -165,8 +165,7 @@ test_pt_rrti_wut(void)
 	CHECK(same_bytes("a.img", 2000 * BS, "a.img", 32 * BS, 16 * BS));
 	/* an offset at or past the token's end: INVALID FIELD IN PARAMETER LIST, byte 8 */
 	CHECK(wut(&g_a, 0x103, tok, 32, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2600) && sense[15] == 0x80 &&
-	      sense[17] == 8);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST, 0x2600, false, -1, 8));
 	/* destination longer than the token: what it holds is written, RRTI says how much */
 	one_range(3000, 64);
 	CHECK(wut(&g_a, 0x104, tok, 0, false, NULL) == TCMU_STS_OK);
@@ -340,10 +339,7 @@ test_cross_lu(void)
 	fill_pattern("a.img", 300 * BS, 16 * BS, 0x77);
 	one_range(300, 16);
 	CHECK(populate(&g_a, 0x400, 0, tok));
-	/* loopback exports A and B (test_access_rule left it so): allowed */
-	cfs_reset();
-	cfs_lun(LOOP, 0, "user_1/lu_a");
-	cfs_lun(LOOP, 1, "user_2/lu_b");
+	/* loopback exports A and B (the fixture's configfs): allowed */
 	one_range(500, 16);
 	CHECK(wut(&g_b, 0x401, tok, 0, false, NULL) == TCMU_STS_OK);
 	CHECK(same_bytes("b.img", 500 * BS, "a.img", 300 * BS, 16 * BS));
@@ -384,7 +380,7 @@ test_zero_rart_limits(void)
 	one_range(0, 8);
 	g_tl.inactivity_s = 601;
 	CHECK(tok_cmd(&g_a, XCM_SA_POPULATE_TOKEN, 0x501, sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2600) && sense[17] == 4);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST, 0x2600, false, -1, 4));
 	/* a full table: 55/0D; 3 s tokens free their slots when they expire */
 	for (i = 0; i < 70; i++) {
 		g_tl.inactivity_s = 3;
@@ -523,7 +519,7 @@ test_abort(void)
 	CHECK(st.op_status == XCM_RCS4_TERMINATED && blocks == (1u << 20) / BS);
 	/* SPC-4 6.18.3: the WUT's status (CHECK CONDITION) and its sense: COPY ABORTED */
 	CHECK(st.sa == XCM_SA_WRITE_USING_TOKEN && st.cmd_status == 0x02 && st.sense_len >= 14 &&
-	      (st.sense[2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	      sense_key(st.sense, st.sense_len) == XCM_SK_COPY_ABORTED);
 	/*
 	 * RECEIVE COPY STATUS (LID4) says the same: TERMINATED, CHECK CONDITION,
 	 * COPY ABORTED, the bytes written (its TRANSFER COUNT UNITS: 00h, bytes)
@@ -531,7 +527,7 @@ test_abort(void)
 	CHECK(rcs4_raw(&g_a, 0x802, rcs) == 0);
 	CHECK((rcs[4] & 0x1F) == XCM_SA_WRITE_USING_TOKEN && (rcs[5] & 0x7F) == XCM_RCS4_TERMINATED &&
 	      rcs[12] == 0x02 && rcs[15] == XCM_TC_UNITS_BYTES && xcm_get_be64(rcs + 16) == 1u << 20 &&
-	      (rcs[32 + 2] & 0x0F) == XCM_SK_COPY_ABORTED);
+	      sense_key(rcs + 32, 64 - 32) == XCM_SK_COPY_ABORTED);
 	if ((rcs[5] & 0x7F) != XCM_RCS4_TERMINATED || xcm_get_be64(rcs + 16) != 1u << 20) {
 		fprintf(stderr, "  WUT abort RCS4: sa %02x status %02x cmd %02x units %02x count %llu\n",
 			rcs[4], rcs[5], rcs[12], rcs[15], (unsigned long long)xcm_get_be64(rcs + 16));
@@ -555,15 +551,28 @@ test_close(void)
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2304));
 }
 
-void
-test_odx(void)
-{
-	memset(&g_tl, 0, sizeof(g_tl));
-	test_pt_rrti_wut();
-	test_forged();
-	test_cancel();
-	test_cross_lu();
-	test_zero_rart_limits();
-	test_abort();
-	test_close();
-}
+/* Each test starts from an empty token list (g_tl). */
+#define ODX_TEST(f)                                \
+	static void f##_fresh(void)               \
+	{                                          \
+		memset(&g_tl, 0, sizeof(g_tl));    \
+		f();                               \
+	}
+ODX_TEST(test_pt_rrti_wut)
+ODX_TEST(test_forged)
+ODX_TEST(test_cancel)
+ODX_TEST(test_cross_lu)
+ODX_TEST(test_zero_rart_limits)
+ODX_TEST(test_abort)
+ODX_TEST(test_close)
+
+const struct ptest g_odx_tests[] = {
+	{ "odx.pt_rrti_wut", test_pt_rrti_wut_fresh },
+	{ "odx.forged", test_forged_fresh },
+	{ "odx.cancel", test_cancel_fresh },
+	{ "odx.cross_lu", test_cross_lu_fresh },
+	{ "odx.zero_rart_limits", test_zero_rart_limits_fresh },
+	{ "odx.abort", test_abort_fresh },
+	{ "odx.close", test_close_fresh },
+	{ NULL, NULL },
+};

@@ -1,13 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * dlopen harness for handler_xcopy.so: loads the built plugin the way
- * tcmu-runner does (RTLD_NOW | RTLD_LOCAL, dlsym handler_init), opens LUs on
- * temporary backing files, and drives handle_cmd with real CDBs and
- * parameter lists built by the engine's encoder. A fake configfs/sysfs tree
- * in the temporary directory (XCOPY_CONFIGFS_ROOT / XCOPY_SYSFS_ROOT) drives
- * the cross-LU access rule.
- *
- * usage: plugin_tests PATH/handler_xcopy.so [-v]
+ * Plugin tests: registration, configuration, open errors, I/O callouts,
+ * what goes to the core, VPD, EXTENDED COPY within a LU and its errors.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,9 +14,6 @@
 #include <unistd.h>
 
 #include "harness.h"
-
-int g_pass, g_fail;
-char g_tmp[256];
 
 /* ------------------------------------------------------------------------ */
 /* tests                                                                      */
@@ -333,106 +324,38 @@ test_xcopy_errors(void)
 }
 
 
-int
-main(int argc, char **argv)
+/* After close, B is gone from the registry: A's copy to B is unreachable. */
+static void
+test_closed_lu_unreachable(void)
 {
-	int (*init)(void);
-	char env[300];
-	void *h;
+	uint8_t sense[96];
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s PATH/handler_xcopy.so [-v]\n", argv[0]);
-		return 2;
-	}
-	g_verbose = argc > 2 && strcmp(argv[2], "-v") == 0;
-	snprintf(g_tmp, sizeof(g_tmp), "%s/xcopy-plugin.XXXXXX",
-		 getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-	if (mkdtemp(g_tmp) == NULL) {
-		perror("mkdtemp");
-		return 2;
-	}
-	snprintf(env, sizeof(env), "%s/cfs", g_tmp);
-	setenv("XCOPY_CONFIGFS_ROOT", env, 1);
-	snprintf(env, sizeof(env), "%s/sys", g_tmp);
-	setenv("XCOPY_SYSFS_ROOT", env, 1);
-	snprintf(env, sizeof(env), "%s/stats", g_tmp);
-	setenv("XCOPY_STATS_DIR", env, 1);
-	/* the fault control files are read only with this (target/fault.c) */
-	setenv("XCOPY_FAULT_CONTROL", "1", 1);
-	/* this harness is no tcmu-runner: claim the version open checks for */
-	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
-
-	/* as tcmu-runner: dlopen RTLD_NOW|RTLD_LOCAL, dlsym handler_init, call it */
-	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
-		fprintf(stderr, "dlopen: %s\n", dlerror());
-		return 1;
-	}
-	*(void **)&init = dlsym(h, "handler_init");
-	CHECK(init != NULL);
-	CHECK(dlsym(h, "xt_execute") == NULL && dlsym(h, "xcm_list_parse") == NULL);
-	if (init == NULL || init() != 0) {
-		fprintf(stderr, "handler_init failed\n");
-		return 1;
-	}
-	test_registration();
-	make_backing("a.img", (uint64_t)NLBAS * BS);
-	make_backing("b.img", (uint64_t)NLBAS * BS + 4096);   /* larger than the LU: fine */
-	make_backing("c.img", (uint64_t)NLBAS * BS);
-	test_check_config();
-	test_open_errors();
-	g_list = calloc(1, sizeof(*g_list));
-	dev_setup(&g_a, 0, 1, "lu_a", "a.img", "", SER_A);
-	dev_setup(&g_b, 1, 2, "lu_b", "b.img", "?clone=never&cfr=never", SER_B);
-	dev_setup(&g_c, 2, 3, "lu_c", "c.img", "?xcopy=core", SER_C);
-	CHECK(g_handler->open(&g_a, false) == 0);
-	CHECK(g_handler->open(&g_b, false) == 0);
-	CHECK(g_handler->open(&g_c, false) == 0);
-	CHECK(stat_of("lu_a", "commands") == 0);   /* stats file exists from open */
-	/* UNMAP alignment set (the runner divides by it), equal to the granularity, 2^n */
-	CHECK(g_a.unmap_gran_align == 64 && g_a.opt_unmap_gran == 64);
-
-	test_io_callouts();
-	test_not_handled();
-	test_vpd();
-	test_xcopy_self();
-	test_xcopy_errors();
-	test_access_rule();
-	test_ambiguous_designator();
-	test_rcr();
-	test_held_scope();
-	test_paths();
-	test_sbc_checks();
-	test_write_cache();
-	test_faults();
-	test_async();
-	test_rsoc();
-	test_odx();
-
-	g_handler->close(&g_c);
 	g_handler->close(&g_b);
-	g_handler->close(&g_a);
-	/* after close, B is gone from the registry: A's copy to B is unreachable */
-	CHECK(g_handler->open(&g_a, false) == 0);
-	{
-		uint8_t sense[96];
-		list_one(SER_A, SER_B, 1, 0, 0, XCM_LIST_ID_NONE, 0);
-		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
-		CHECK(sense_key(sense, sizeof(sense)) == XCM_SK_COPY_ABORTED);
-	}
-	g_handler->close(&g_a);
-	if (g_handler->destroy != NULL) {
-		g_handler->destroy();
-	}
-	free(g_list);
-	dlclose(h);
-	{
-		char cmd[400];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", g_tmp);
-		if (g_fail == 0 && system(cmd) != 0) {
-			fprintf(stderr, "cannot remove %s\n", g_tmp);
-		}
-	}
-	printf("plugin tests (%s): %d checks passed, %d failed\n", argv[1], g_pass, g_fail);
-	return g_fail == 0 ? 0 : 1;
+	list_one(SER_A, SER_B, 1, 0, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_key(sense, sizeof(sense)) == XCM_SK_COPY_ABORTED);
+	CHECK(g_handler->open(&g_b, false) == 0);   /* for the fixture's teardown */
 }
+
+/* The test list (main.c runs it): every test on a fresh fixture. */
+const struct ptest g_core_tests[] = {
+	{ "registration", test_registration },
+	{ "check_config", test_check_config },
+	{ "open_errors", test_open_errors },
+	{ "io_callouts", test_io_callouts },
+	{ "not_handled", test_not_handled },
+	{ "vpd", test_vpd },
+	{ "xcopy_self", test_xcopy_self },
+	{ "xcopy_errors", test_xcopy_errors },
+	{ "access_rule", test_access_rule },
+	{ "ambiguous_designator", test_ambiguous_designator },
+	{ "rcr", test_rcr },
+	{ "held_scope", test_held_scope },
+	{ "paths", test_paths },
+	{ "sbc_checks", test_sbc_checks },
+	{ "write_cache", test_write_cache },
+	{ "faults", test_faults },
+	{ "rsoc", test_rsoc },
+	{ "closed_lu_unreachable", test_closed_lu_unreachable },
+	{ NULL, NULL },
+};

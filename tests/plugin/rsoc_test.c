@@ -14,6 +14,8 @@
 #include "xcm/xcm.h"
 
 #define MAXCMDS 128
+/* SERVICE ACTION: CDB byte 1 bits 4-0 (SPC-4 4.2.5.1); a field pointer names its MSB */
+#define SA_BIT 4
 
 struct listed {
 	size_t n;
@@ -83,25 +85,32 @@ opcode_has_sas(const struct listed *l, uint8_t op)
 	return false;
 }
 
-/* handle_cmd's verdict on a zero CDB of (op, sa): refused as not served? */
+/* handle_cmd's verdict on a zero CDB of (op, sa): refused as not served? (quiet: a probe) */
 static bool
 refused(struct tcmu_device *d, uint8_t op, uint8_t sa)
 {
 	uint8_t cdb[16] = { 0 }, buf[512], sense[96];
+	struct xcm_sks_ptr p;
+	struct xcm_sense ps;
 	int sts;
 
 	cdb[0] = op;
 	cdb[1] = sa;
 	sts = run_cmd(d, cdb, buf, sizeof(buf), sense);
-	if (sts == TCMU_STS_INVALID_CMD ||
-	    (sts == TCMU_STS_PASSTHROUGH_ERR &&
-	     sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_OPCODE))) {
+	if (sts == TCMU_STS_INVALID_CMD) {
 		return true;
 	}
-	/* the engine's own opcodes check the service action themselves */
-	return sts == TCMU_STS_PASSTHROUGH_ERR &&
-	       sense_is(sense, XCM_SK_ILLEGAL_REQUEST, XCM_ASC_INVALID_FIELD_IN_CDB) &&
-	       (sense[15] & 0xC0) == 0xC0 && xcm_get_be16(sense + 16) == 1;
+	if (sts != TCMU_STS_PASSTHROUGH_ERR ||
+	    xcm_sense_parse(xcm_span_make(sense, sizeof(sense)), &ps) != 0 || ps.desc ||
+	    ps.deferred || ps.key != XCM_SK_ILLEGAL_REQUEST) {
+		return false;
+	}
+	if (ps.asc_ascq == XCM_ASC_INVALID_OPCODE) {
+		return true;
+	}
+	/* the engine's own opcodes check the service action themselves: 24/00 naming it */
+	return ps.asc_ascq == XCM_ASC_INVALID_FIELD_IN_CDB && xcm_sense_sks_ptr(&ps, &p) &&
+	       p.in_cdb && p.bit_valid && p.bit == SA_BIT && p.field == 1;
 }
 
 /*
@@ -216,13 +225,14 @@ test_rsoc(void)
 	/* 001b for an opcode with service actions: 05 24/00, field pointer byte 2 bit 2 */
 	xcm_cdb_rsoc(cdb, false, XCM_RSOC_OPCODE, 0x84, 0, sizeof(buf));
 	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense[0] == 0x70 && sense[2] == 0x05 && sense[12] == 0x24 && sense[13] == 0x00 &&
-	      sense[15] == 0xCA && sense[16] == 0x00 && sense[17] == 0x02);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST,
+			   XCM_ASC_INVALID_FIELD_IN_CDB, true, 2, 2));
 	/* reserved reporting option 110b: the same sense */
 	xcm_cdb_rsoc(cdb, false, 6, 0, 0, sizeof(buf));
 	memset(sense, 0, sizeof(sense));
 	CHECK(run_cmd(&g_c, cdb, buf, sizeof(buf), sense) == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense[2] == 0x05 && sense[12] == 0x24 && sense[15] == 0xCA && sense[17] == 0x02);
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST,
+			   XCM_ASC_INVALID_FIELD_IN_CDB, true, 2, 2));
 	/* allocation length 3: three bytes, the rest of the buffer zeroed */
 	memset(buf, 0xCC, sizeof(buf));
 	xcm_cdb_rsoc(cdb, false, XCM_RSOC_ALL, 0, 0, 3);
