@@ -404,8 +404,16 @@ test_lid4(void)
 	/* abort of a completed list: nothing to do, GOOD, its status unchanged */
 	CHECK(copy_abort(&g_a, 0x12345678u, NULL) == TCMU_STS_OK);
 	CHECK(rcs4(&g_a, 0x12345678u, &st, NULL) == TCMU_STS_OK && st.op_status == XCM_RCS4_DONE);
+}
 
-	/* abort while queued: the job ends before its first chunk, nothing written */
+/* LID4 abort while queued: the job ends before its first chunk, nothing written */
+static void
+test_lid4_abort_queued(void)
+{
+	struct xcm_rcs4 st;
+	struct pcmd p;
+
+	fill_pattern("a.img", 0, 64 * BS, 0x44);
 	fill_pattern("a.img", 3000 * BS, 64 * BS, 0x99);
 	list_one(SER_A, SER_A, 64, 0, 3000, XCM_LIST_ID_DISCARD, 0);
 	g_list->lid4 = true;
@@ -421,8 +429,15 @@ test_lid4(void)
 	      st.bytes == 0 && st.segs == 0 && st.sense_len >= 18 &&
 	      sense_key(st.sense, st.sense_len) == XCM_SK_COPY_ABORTED);
 	CHECK(!same_bytes("a.img", 3000 * BS, "a.img", 0, 64 * BS));   /* untouched */
+}
 
-	/* abort while running: stops before the next 1 MiB chunk, exact count */
+/* LID4 abort while running: stops before the next 1 MiB chunk, exact count */
+static void
+test_lid4_abort_running(void)
+{
+	struct xcm_rcs4 st;
+	struct pcmd p;
+
 	fill_pattern("a.img", 0, 2u << 20, 0x21);
 	fill_pattern("a.img", 2u << 20, 2u << 20, 0x7E);
 	fault_a("delay:300");
@@ -447,25 +462,28 @@ test_lid4(void)
 	fault_a("off");
 	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);
-
-	/* what TCMU cannot do is refused before anything moves: IMMED, byte 15 bit 0 */
-	{
-		struct xcm_wbuf w;
-		uint8_t buf[512], cdb[16];
-		size_t n;
-
-		list_one(SER_A, SER_A, 8, 0, 100, XCM_LIST_ID_HOLD, 0);
-		g_list->list_id4 = 5;
-		w = xcm_wbuf_make(buf, sizeof(buf));
-		n = xcm_list_encode_lid4(g_list, &w);
-		buf[15] = 0x01;
-		xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
-		CHECK(run_cmd(&g_a, cdb, buf, n, sense) == TCMU_STS_PASSTHROUGH_ERR);
-		/* INVALID FIELD IN PARAMETER LIST, pointer to byte 15 bit 0 of the list */
-		CHECK(sense_ptr_is(sense, 96, XCM_SK_ILLEGAL_REQUEST, 0x2600, false, 0, 15));
-		CHECK(rcs4(&g_a, 5, &st, NULL) == TCMU_STS_PASSTHROUGH_ERR);   /* not begun */
-	}
 	g_list->lid4 = false;
+}
+
+/* What TCMU cannot do is refused before anything moves: IMMED, byte 15 bit 0. */
+static void
+test_lid4_immed(void)
+{
+	uint8_t buf[512], cdb[16], sense[96];
+	struct xcm_rcs4 st;
+	struct xcm_wbuf w;
+	size_t n;
+
+	list_one(SER_A, SER_A, 8, 0, 100, XCM_LIST_ID_HOLD, 0);
+	g_list->list_id4 = 5;
+	w = xcm_wbuf_make(buf, sizeof(buf));
+	n = xcm_list_encode_lid4(g_list, &w);
+	buf[15] = 0x01;
+	xcm_cdb_xcopy_lid4(cdb, (uint32_t)n);
+	CHECK(run_cmd(&g_a, cdb, buf, n, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	/* INVALID FIELD IN PARAMETER LIST, pointer to byte 15 bit 0 of the list */
+	CHECK(sense_ptr_is(sense, sizeof(sense), XCM_SK_ILLEGAL_REQUEST, 0x2600, false, 0, 15));
+	CHECK(rcs4(&g_a, 5, &st, NULL) == TCMU_STS_PASSTHROUGH_ERR);   /* not begun */
 }
 
 /* Threads of this process named name (the parallel pool's helpers). */
@@ -554,6 +572,9 @@ const struct ptest g_async_tests[] = {
 	{ "async.close", test_close },
 	{ "async.limits_and_runner", test_limits_and_runner },
 	{ "async.lid4", test_lid4 },
+	{ "async.lid4_abort_queued", test_lid4_abort_queued },
+	{ "async.lid4_abort_running", test_lid4_abort_running },
+	{ "async.lid4_immed", test_lid4_immed },
 	{ "async.parallel", test_parallel },
 	{ NULL, NULL },
 };

@@ -50,12 +50,41 @@ struct ft_case {
 	uint64_t written;        /* bytes of the destination range written */
 };
 
+/* The sense of a failed ft_case copy, and FAILED SEGMENT DETAILS of its held list id. */
+static void
+ft_failed(const struct ft_case *c, uint8_t id, const uint8_t *sense)
+{
+	uint8_t cdb[16], buf[1024];
+	struct xcm_sks_ptr ptr;
+	struct xcm_sense ps, fs;
+
+	/* COPY ABORTED 0D/01 naming segment 1 and its source or destination CSCD ID */
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_THIRD_PARTY_DEVICE_FAILURE));
+	CHECK(xcm_sense_parse(xcm_span_make(sense, 96), &ps) == 0);
+	CHECK(ps.csi_valid && ps.csi == 1);
+	/* segment pointer (SPC-4 4.5.2.4.5): SD = 1, byte 4 (source) or 6 (destination) */
+	CHECK(xcm_sense_sks_ptr(&ps, &ptr) && ptr.sd && ptr.field == (c->at_dst ? 6 : 4));
+	CHECK(ps.fwd_valid && ps.fwd_source == (c->at_dst ? 2 : 1) &&
+	      ps.fwd_status == XCM_SAM_CHECK_CONDITION && ps.fwd_len >= 14);
+	if (ps.fwd_valid && ps.fwd_len >= 14) {
+		CHECK(xcm_sense_parse(xcm_span_make(ps.fwd_sense, ps.fwd_len), &fs) == 0 &&
+		      fs.key == c->fwd_key && fs.asc_ascq == c->fwd_asc);
+	}
+	/* FAILED SEGMENT DETAILS of the held list: CHECK CONDITION + the same sense */
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_FAILED_SEGMENT, id, sizeof(buf));
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
+	CHECK(buf[56] == XCM_SAM_CHECK_CONDITION);
+	CHECK(xcm_get_be16(buf + 58) >= 8 &&
+	      xcm_sense_parse(xcm_span_make(buf + 60, xcm_get_be16(buf + 58)), &ps) == 0 &&
+	      ps.key == XCM_SK_COPY_ABORTED && ps.csi_valid && ps.csi == 1);
+}
+
 static void
 ft_run(const struct ft_case *c, uint8_t id)
 {
 	const uint64_t total = (uint64_t)(1024 + 3072 + 512) * BS;
 	struct xcm_copy_status cs;
-	struct xcm_sense ps;
 	uint8_t sense[96], rsense[96], cdb[16], buf[1024];
 	char ctl[64];
 	int sts;
@@ -84,28 +113,7 @@ ft_run(const struct ft_case *c, uint8_t id)
 		CHECK(sts == TCMU_STS_OK);
 	} else {
 		CHECK(sts == TCMU_STS_PASSTHROUGH_ERR);
-		/* COPY ABORTED 0D/01 naming segment 1 and its source or destination CSCD ID */
-		CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_THIRD_PARTY_DEVICE_FAILURE));
-		CHECK(xcm_sense_parse(xcm_span_make(sense, 96), &ps) == 0);
-		CHECK(ps.csi_valid && ps.csi == 1);
-		CHECK(ps.sks_valid && (ps.sks[0] & 0x20) != 0 &&
-		      xcm_get_be16(ps.sks + 1) == (c->at_dst ? 6 : 4));
-		CHECK(ps.fwd_valid && ps.fwd_source == (c->at_dst ? 2 : 1) &&
-		      ps.fwd_status == XCM_SAM_CHECK_CONDITION && ps.fwd_len >= 14);
-		if (ps.fwd_valid && ps.fwd_len >= 14) {
-			struct xcm_sense fs;
-
-			CHECK(xcm_sense_parse(xcm_span_make(ps.fwd_sense, ps.fwd_len), &fs) == 0 &&
-			      fs.key == c->fwd_key && fs.asc_ascq == c->fwd_asc);
-		}
-		/* FAILED SEGMENT DETAILS of the held list: CHECK CONDITION + the same sense */
-		xcm_cdb_rcr(cdb, XCM_SA_RCR_FAILED_SEGMENT, id, sizeof(buf));
-		memset(buf, 0, sizeof(buf));
-		CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
-		CHECK(buf[56] == XCM_SAM_CHECK_CONDITION);
-		CHECK(xcm_get_be16(buf + 58) >= 8 &&
-		      xcm_sense_parse(xcm_span_make(buf + 60, xcm_get_be16(buf + 58)), &ps) == 0 &&
-		      ps.key == XCM_SK_COPY_ABORTED && ps.csi_valid && ps.csi == 1);
+		ft_failed(c, id, sense);
 	}
 	/* destination: the bytes written equal the source, every other byte is unchanged */
 	CHECK(same_bytes("b.img", FT_DST * BS, "a.img", FT_SRC * BS, c->written));
@@ -147,7 +155,6 @@ test_faults(void)
 	};
 	uint64_t io0 = stat_of("lu_a", "io_errors");
 	uint8_t sense[96];
-	char cfg[600];
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -158,7 +165,15 @@ test_faults(void)
 	put_file("stats/lu_b.fault", "off\n");
 	list_one(SER_A, SER_B, 8, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
-	/* delay:MS slows every backend call down (and forces pread/pwrite) until off */
+}
+
+/* delay:MS slows every backend call down (and forces pread/pwrite) until off */
+void
+test_fault_delay(void)
+{
+	uint8_t sense[96];
+
+	fill_pattern("a.img", 0, 512 * BS, 0x2D);
 	{
 		uint64_t rw0 = stat_of("lu_a", "rw_bytes");
 		struct timespec t0, t1;
@@ -177,10 +192,18 @@ test_faults(void)
 	}
 	/* a bad control file is ignored (logged) and consumed */
 	put_file("stats/lu_b.fault", "write:0\n");
+	g_last_err[0] = '\0';
 	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
 	CHECK(strstr(g_last_err, "write:0") != NULL);
+}
 
-	/* cfgstring: fault=KIND:N checked by check_config, armed at open */
+/* cfgstring: fault=KIND:N checked by check_config, armed at open */
+void
+test_fault_cfgstring(void)
+{
+	uint8_t sense[96];
+	char cfg[600];
+
 	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?fault=read:1&clone=never", g_tmp);
 	expect_config(cfg, true, NULL);
 	snprintf(cfg, sizeof(cfg), "xcopy/%s/a.img?fault=write:0", g_tmp);
@@ -312,7 +335,15 @@ test_sbc_checks(void)
 			      TCMU_STS_NOT_HANDLED);
 		}
 	}
-	/* WRITE SAME: ANCHOR with or without UNMAP, PBDATA, LBDATA; NDOB in (16) only */
+}
+
+/* WRITE SAME: ANCHOR with or without UNMAP, PBDATA, LBDATA; NDOB in (16) only */
+void
+test_sbc_write_same(void)
+{
+	uint8_t sense[96];
+	size_t i;
+
 	for (i = 0; i < 2; i++) {
 		uint8_t op = i == 0 ? 0x41 : 0x93, len = i == 0 ? 10 : 16;
 

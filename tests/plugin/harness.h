@@ -99,9 +99,13 @@ void test_held_scope(void);
 void test_paths(void);
 /* fault_test.c */
 void test_sbc_checks(void);
+void test_sbc_write_same(void);
 void test_write_cache(void);
 void test_faults(void);
+void test_fault_delay(void);
+void test_fault_cfgstring(void);
 /* rsoc_test.c */
 void test_rsoc(void);
+void test_rsoc_one(void);
 
 #endif

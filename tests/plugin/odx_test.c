@@ -472,6 +472,24 @@ rcs4_raw(struct tcmu_device *d, uint32_t id, uint8_t *buf)
 	return run_cmd(d, cdb, buf, 64, NULL) == TCMU_STS_OK ? 0 : -1;
 }
 
+/* A queued PT aborted: TERMINATED, no token. */
+static void
+test_abort_queued(void)
+{
+	uint8_t tok[512];
+	struct xcm_rcs4 st;
+	uint64_t blocks;
+	struct bg b;
+
+	one_range(0, 8);
+	g_tl.inactivity_s = 0;
+	CHECK(bg_submit(&b, &g_a, XCM_SA_POPULATE_TOKEN, 0x800) == TCMU_STS_NOT_HANDLED);
+	CHECK(abort_list(&g_a, 0x800) == TCMU_STS_OK);
+	CHECK(bg_flush(&b) == NULL && b.sts == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(b.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
+	CHECK(rrti(&g_a, 0x800, &st, &blocks, tok) == 0 && st.op_status == XCM_RCS4_TERMINATED);
+}
+
 static void
 test_abort(void)
 {
@@ -482,14 +500,6 @@ test_abort(void)
 	struct bg b;
 	int i;
 
-	/* a queued PT aborted: TERMINATED, no token */
-	one_range(0, 8);
-	g_tl.inactivity_s = 0;
-	CHECK(bg_submit(&b, &g_a, XCM_SA_POPULATE_TOKEN, 0x800) == TCMU_STS_NOT_HANDLED);
-	CHECK(abort_list(&g_a, 0x800) == TCMU_STS_OK);
-	CHECK(bg_flush(&b) == NULL && b.sts == TCMU_STS_PASSTHROUGH_ERR);
-	CHECK(sense_is(b.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
-	CHECK(rrti(&g_a, 0x800, &st, &blocks, tok) == 0 && st.op_status == XCM_RCS4_TERMINATED);
 	/* a running 2 MiB WUT (300 ms per 1 MiB read and write) aborted in its first chunk */
 	fill_pattern("a.img", 0, 2u << 20, 0x19);
 	one_range(0, (2u << 20) / BS);
@@ -563,6 +573,7 @@ ODX_TEST(test_forged)
 ODX_TEST(test_cancel)
 ODX_TEST(test_cross_lu)
 ODX_TEST(test_zero_rart_limits)
+ODX_TEST(test_abort_queued)
 ODX_TEST(test_abort)
 ODX_TEST(test_close)
 
@@ -572,6 +583,7 @@ const struct ptest g_odx_tests[] = {
 	{ "odx.cancel", test_cancel_fresh },
 	{ "odx.cross_lu", test_cross_lu_fresh },
 	{ "odx.zero_rart_limits", test_zero_rart_limits_fresh },
+	{ "odx.abort_queued", test_abort_queued_fresh },
 	{ "odx.abort", test_abort_fresh },
 	{ "odx.close", test_close_fresh },
 	{ NULL, NULL },

@@ -353,9 +353,13 @@ const struct ptest g_core_tests[] = {
 	{ "held_scope", test_held_scope },
 	{ "paths", test_paths },
 	{ "sbc_checks", test_sbc_checks },
+	{ "sbc_write_same", test_sbc_write_same },
 	{ "write_cache", test_write_cache },
 	{ "faults", test_faults },
+	{ "fault_delay", test_fault_delay },
+	{ "fault_cfgstring", test_fault_cfgstring },
 	{ "rsoc", test_rsoc },
+	{ "rsoc_one", test_rsoc_one },
 	{ "closed_lu_unreachable", test_closed_lu_unreachable },
 	{ NULL, NULL },
 };

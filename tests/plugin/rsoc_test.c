@@ -14,7 +14,7 @@
 #include "xcm/xcm.h"
 
 #define MAXCMDS 128
-/* SERVICE ACTION: CDB byte 1 bits 4-0 (SPC-4 4.2.5.1); a field pointer names its MSB */
+/* SERVICE ACTION: CDB byte 1 bits 4-0 (SPC-4 CDB formats); a field pointer names its MSB */
 #define SA_BIT 4
 
 struct listed {
@@ -161,14 +161,10 @@ check_dispatch(struct tcmu_device *d, const struct listed *l)
 	CHECK(bad == 0);
 }
 
-void
-test_rsoc(void)
+/* fake configfs: LIO emulates PR for lu_a; lu_c has PR passed through; A's ALUA default group */
+static void
+rsoc_cfs(void)
 {
-	uint8_t cdb[XCM_RSOC_CDB_LEN], buf[64], sense[96];
-	struct listed l, lc;
-	size_t i;
-
-	/* fake configfs: LIO emulates PR for lu_a; lu_c has PR passed through */
 	mkdirs("cfs/core/user_1/lu_a/attrib");
 	put_file("cfs/core/user_1/lu_a/attrib/pgr_support", "1\n");
 	put_file("cfs/core/user_1/lu_a/attrib/emulate_pr", "1\n");
@@ -178,7 +174,16 @@ test_rsoc(void)
 	/* default_tg_pt_gp with a member does not count as ALUA for the core */
 	mkdirs("cfs/core/user_1/lu_a/alua/default_tg_pt_gp");
 	put_file("cfs/core/user_1/lu_a/alua/default_tg_pt_gp/members", "loopback/naa.1/tpgt_1/lun_0\n");
+}
 
+/* REPORT SUPPORTED OPERATION CODES, all commands: what it lists is what is dispatched. */
+void
+test_rsoc(void)
+{
+	struct listed l, lc;
+	size_t i;
+
+	rsoc_cfs();
 	CHECK(list_all(&g_a, false, &l) == TCMU_STS_OK);
 	CHECK(l.n > 40);
 	CHECK(has(&l, 0xA3, 0x0C) && has(&l, 0x83, 0x00) && has(&l, 0x84, 0x00) &&
@@ -211,7 +216,17 @@ test_rsoc(void)
 	CHECK(!has(&lc, 0x84, 0x00) && !has(&lc, 0x84, 0x04) && !has(&lc, 0x5E, 0x00) &&
 	      !has(&lc, 0x16, -1));
 	check_dispatch(&g_c, &lc);
+}
 
+/* REPORT SUPPORTED OPERATION CODES of one command, its errors, a short allocation length. */
+void
+test_rsoc_one(void)
+{
+	uint8_t cdb[XCM_RSOC_CDB_LEN], buf[64], sense[96];
+	struct listed l;
+
+	rsoc_cfs();
+	CHECK(list_all(&g_a, false, &l) == TCMU_STS_OK);
 	/* one command: 83h/00h with its CDB usage data */
 	memset(buf, 0xCC, sizeof(buf));
 	xcm_cdb_rsoc(cdb, false, XCM_RSOC_OPCODE_SA, 0x83, 0x00, sizeof(buf));
