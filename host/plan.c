@@ -34,7 +34,9 @@ xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, ui
 	const struct xcopy_caps *b = &dst->caps;
 
 	out->ncscd = ncscd;
-	out->max_seg = min_nz32(a->max_seg, b->max_seg);
+	/* a verdict of another call sharing the handle may lower it (copy.c): atomic */
+	out->max_seg = min_nz32(__atomic_load_n(&a->max_seg, __ATOMIC_RELAXED),
+				__atomic_load_n(&b->max_seg, __ATOMIC_RELAXED));
 	out->max_desc_list_len = min_nz32(a->max_desc_list_len, b->max_desc_list_len);
 	out->max_seg_blocks = min_nz32(a->max_seg_blocks, b->max_seg_blocks);
 	if (out->max_seg_blocks == 0 || out->max_seg_blocks > B2B_MAX_BLOCKS) {

@@ -67,9 +67,26 @@ xch_lid4_next(void)
 	return __atomic_fetch_add(&g_lid4, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Tokens turned off on a handle by a verdict (sticky): calls sharing the
+ * handle (file_dev.c's cache) read it while another may set it, so the
+ * reason is stored before the flag and both are accessed atomically.
+ */
+static bool
+tok_off(const struct xcopy_dev *d, enum xcopy_fallback_reason *why)
+{
+	if (!__atomic_load_n(&d->tok.disabled, __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	*why = __atomic_load_n(&d->tok.disabled_why, __ATOMIC_RELAXED);
+	return true;
+}
+
 bool
 xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags)
 {
+	enum xcopy_fallback_reason why;
+
 	if (flags & (XCOPY_NO_OFFLOAD | XCOPY_USE_LID1)) {
 		return false;
 	}
@@ -77,8 +94,9 @@ xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigne
 		return true;
 	}
 	/* automatic: tokens where both offer them and EXTENDED COPY is not offered (or off) */
-	return src->tok.offered && dst->tok.offered && !src->tok.disabled && !dst->tok.disabled &&
-	       (!src->tok.lid1 || !dst->tok.lid1 || src->disabled || dst->disabled);
+	return src->tok.offered && dst->tok.offered && !tok_off(src, &why) && !tok_off(dst, &why) &&
+	       (!src->tok.lid1 || !dst->tok.lid1 || __atomic_load_n(&src->disabled, __ATOMIC_ACQUIRE) ||
+		__atomic_load_n(&dst->disabled, __ATOMIC_ACQUIRE));
 }
 
 static void
@@ -120,8 +138,8 @@ tok_cmd(struct trun *r, struct xcopy_dev *dev, const uint8_t *cdb, enum xch_dir 
 			dev->name, cdb[1] & 0x1F, xcopy_fallback_reason_name(v->reason), rc,
 			c.status);
 		if (v->act == XCH_ACT_DISABLE && sticky) {
-			dev->tok.disabled = true;
-			dev->tok.disabled_why = v->reason;
+			__atomic_store_n(&dev->tok.disabled_why, v->reason, __ATOMIC_RELAXED);
+			__atomic_store_n(&dev->tok.disabled, true, __ATOMIC_RELEASE);
 			XCH_INFO("%s: ROD tokens disabled: %s", dev->name,
 				 xcopy_fallback_reason_name(v->reason));
 		}
@@ -302,12 +320,12 @@ run_batch(struct trun *r)
 	uint8_t token[XCM_ROD_TOKEN_LEN];
 	struct xch_verdict v;
 	uint64_t off = 0, n, got;
+	enum xcopy_fallback_reason why;
 	uint32_t lid;
 	int rc;
 
-	if (r->src->tok.disabled || r->dst->tok.disabled) {
-		return fall_back(r, 0, r->total, r->src->tok.disabled ? r->src->tok.disabled_why
-								       : r->dst->tok.disabled_why);
+	if (tok_off(r->src, &why) || tok_off(r->dst, &why)) {
+		return fall_back(r, 0, r->total, why);
 	}
 	if (!populate(r, token, &v)) {
 		return fall_back(r, 0, r->total, v.reason);
@@ -424,14 +442,16 @@ fall_back_all(struct trun *r, size_t n, enum xcopy_fallback_reason why)
 static enum xcopy_fallback_reason
 tok_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags)
 {
+	enum xcopy_fallback_reason why;
+
 	if (flags & XCOPY_NO_OFFLOAD) {
 		return XCOPY_FB_REQUESTED;
 	}
 	if (!src->tok.offered || !dst->tok.offered) {
 		return XCOPY_FB_NO_TOKENS;
 	}
-	if (src->tok.disabled || dst->tok.disabled) {
-		return src->tok.disabled ? src->tok.disabled_why : dst->tok.disabled_why;
+	if (tok_off(src, &why) || tok_off(dst, &why)) {
+		return why;
 	}
 	if (src->caps.block_size != dst->caps.block_size || src->caps.block_size == 0) {
 		return XCOPY_FB_BLOCK_SIZE;

@@ -207,6 +207,7 @@ struct dev_job {
 	struct xcopy_dev *d;
 	uint64_t src, dst, n;
 	int rc;
+	struct xcopy_stats st;
 	uint64_t done, total;
 	unsigned calls;
 };
@@ -216,7 +217,7 @@ dev_thread(void *arg)
 {
 	struct dev_job *dj = arg;
 
-	dj->rc = xcopy_dev_copy(dj->d, dj->src, dj->d, dj->dst, dj->n, 0, NULL);
+	dj->rc = xcopy_dev_copy(dj->d, dj->src, dj->d, dj->dst, dj->n, 0, &dj->st);
 	dj->done = t_done;
 	dj->total = t_total;
 	dj->calls = t_calls;
@@ -255,6 +256,47 @@ host_concurrent_dev_copies_keep_own_progress_and_list_ids(void)
 	}
 	for (i = 0; i < 32; i++) {
 		CU_ASSERT_EQUAL(d->lid_busy[i], 0); /* every id given back */
+	}
+	xcopy_dev_close(d);
+	fk_free(f);
+}
+
+/*
+ * Both calls on one handle get INVALID COMMAND OPERATION CODE: whichever
+ * verdict comes first disables the handle for both (stored atomically: a
+ * TSan build reports no race), each call falls back its own ranges and
+ * counts them in its own statistics.
+ */
+static void
+host_concurrent_shared_handle_disabled_once(void)
+{
+	struct fk *f = fk_new();
+	struct xcopy_dev *d;
+	struct dev_job dj[2];
+	pthread_t tid[2];
+	int i;
+
+	f->always_fail = true;
+	xcm_err_set(&f->always, XCM_E_INVALID_OPCODE);
+	d = ut_open(f, 0, 0, 0);
+	memset(dj, 0, sizeof(dj));
+	for (i = 0; i < 2; i++) {
+		dj[i].d = d;
+		dj[i].src = (uint64_t)i * 512;
+		dj[i].dst = 2048 + (uint64_t)i * 512;
+		dj[i].n = 64 + (uint64_t)i * 64;
+		UT_ASSERT_FATAL(pthread_create(&tid[i], NULL, dev_thread, &dj[i]) == 0);
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(tid[i], NULL);
+	}
+	CU_ASSERT_FALSE(xcopy_dev_caps(d)->offload);
+	CU_ASSERT_TRUE(f->nxcopy >= 1 && f->nxcopy <= 2);
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(dj[i].rc, 0);
+		CU_ASSERT_TRUE(ut_range_is(f, 0, dj[i].dst, 0, dj[i].src, dj[i].n));
+		CU_ASSERT_EQUAL(dj[i].st.fallback_bytes[XCOPY_FB_INVALID_OPCODE], dj[i].n * FK_BS);
+		CU_ASSERT_EQUAL(dj[i].st.bytes_offloaded, 0);
 	}
 	xcopy_dev_close(d);
 	fk_free(f);
@@ -299,6 +341,7 @@ static CU_TestInfo g_tests[] = {
 	{ "file_copies_on_one_device_overlap", host_concurrent_file_copies_on_one_device_overlap },
 	{ "dev_copies_keep_own_progress_and_list_ids",
 	  host_concurrent_dev_copies_keep_own_progress_and_list_ids },
+	{ "shared_handle_disabled_once", host_concurrent_shared_handle_disabled_once },
 	{ "cache_handle_outlives_flush", host_concurrent_cache_handle_outlives_flush },
 	CU_TEST_INFO_NULL,
 };
