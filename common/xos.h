@@ -35,4 +35,50 @@ int xos_zero_range(int fd, uint64_t off, uint64_t len, bool may_write, enum xos_
 void xos_why_set(char *why, size_t whylen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/*
+ * Hooks of the copy loops (xos_cfr_loop, xos_rw_loop). Zeroed fields mean:
+ * copy_file_range asked for all that is left, a buffer of min(len, 1 MiB)
+ * allocated per call, forward order, no hooks.
+ */
+struct xos_copy_ops {
+	size_t cfr_max;        /* bytes asked of one copy_file_range call; 0: the rest */
+	size_t rw_chunk;       /* bytes per pread/pwrite round; 0: 1 MiB */
+	uint8_t *buf;          /* caller's buffer of rw_chunk bytes; NULL: allocated */
+	bool backward;         /* last chunk first: overlapping dst > src in one file */
+	/* before each pread (write false) / pwrite (true): may shorten *want
+	 * (never to 0) or return -errno to fail that side; NULL: none */
+	int (*io)(void *arg, bool write, size_t *want);
+	/* after each chunk is in the destination: 0 goes on, -errno stops the
+	 * loop with that value; NULL: none */
+	int (*chunk_done)(void *arg, uint64_t bytes);
+	void *arg;
+};
+
+/*
+ * copy_file_range(2) of [so, so + len) of in to out at doff, short copies
+ * continued, EINTR retried. *moved: bytes copied (and reported to
+ * chunk_done). 0 when all len moved; else -errno of the failed call
+ * (EXDEV, EOPNOTSUPP, EINVAL, ... : the caller falls back to xos_rw_loop
+ * for the rest), -ENODATA when the source ended first, or chunk_done's rc.
+ */
+int xos_cfr_loop(int in, uint64_t so, int out, uint64_t doff, uint64_t len,
+		 const struct xos_copy_ops *ops, uint64_t *moved);
+
+/* Where xos_rw_loop stopped. */
+struct xos_copy_res {
+	uint64_t done;         /* bytes in the destination (see xos_rw_loop) */
+	bool at_dst;           /* the failure was the destination's (pwrite or its io hook) */
+};
+
+/*
+ * pread/pwrite copy of [so, so + len) of in to out at doff, one chunk at a
+ * time: each chunk read in full (short reads continued), then written in
+ * full (short writes continued), EINTR retried. 0, or -errno of the failed
+ * side (-EIO: the source ended first or a write wrote nothing), -ENOMEM,
+ * or chunk_done's rc. res->done counts whole chunks written, plus, going
+ * forward, the bytes of a chunk's short writes before its failed write.
+ */
+int xos_rw_loop(int in, uint64_t so, int out, uint64_t doff, uint64_t len,
+		const struct xos_copy_ops *ops, struct xos_copy_res *res);
+
 #endif

@@ -20,75 +20,28 @@ enum {
 /* ------------------------------------------------------------------------ */
 
 static int
-rw_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len)
+progress(void *arg, uint64_t bytes)
 {
-	size_t bufsz = len < COPY_BUF ? (size_t)len : COPY_BUF;
-	uint8_t *buf;
-	int rc = 0;
-
-	buf = malloc(bufsz ? bufsz : 1);
-	if (buf == NULL) {
-		return -ENOMEM;
-	}
-	while (len > 0) {
-		size_t want = len < bufsz ? (size_t)len : bufsz;
-		ssize_t r = pread(fd_in, buf, want, (off_t)so), w, off = 0;
-
-		if (r < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			rc = -errno;
-			break;
-		}
-		if (r == 0) {
-			rc = -EIO; /* source shrank under us */
-			break;
-		}
-		while (off < r) {
-			w = pwrite(fd_out, buf + off, (size_t)(r - off), (off_t)(dof + (uint64_t)off));
-			if (w < 0) {
-				if (errno == EINTR) {
-					continue;
-				}
-				rc = -errno;
-				goto out;
-			}
-			off += w;
-		}
-		so += (uint64_t)r;
-		dof += (uint64_t)r;
-		len -= (uint64_t)r;
-		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)r);
-	}
-out:
-	free(buf);
-	return rc;
+	(void)arg;
+	xch_progress_add(XCOPY_METHOD_HOST, bytes);
+	return 0;
 }
 
-/* copy_file_range first (may reflink or copy in the kernel), then read/write. */
+/*
+ * copy_file_range first (may reflink or copy in the kernel); whatever it
+ * leaves, for any reason, pread/pwrite copies (common/copy.c's loops).
+ */
 int
 xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len, struct xcopy_stats *st)
 {
-	uint64_t left = len;
+	const struct xos_copy_ops ops = { .rw_chunk = COPY_BUF, .chunk_done = progress };
+	struct xos_copy_res res;
+	uint64_t moved = 0;
+	int rc;
 
-	while (left > 0) {
-		loff_t a = (loff_t)so, b = (loff_t)dof;
-		ssize_t n = copy_file_range(fd_in, &a, fd_out, &b, (size_t)left, 0);
-
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			break;
-		}
-		so += (uint64_t)n;
-		dof += (uint64_t)n;
-		left -= (uint64_t)n;
-		xch_progress_add(XCOPY_METHOD_HOST, (uint64_t)n);
-	}
-	if (left > 0) {
-		int rc = rw_copy(fd_in, so, fd_out, dof, left);
+	(void)xos_cfr_loop(fd_in, so, fd_out, dof, len, &ops, &moved);
+	if (moved < len) {
+		rc = xos_rw_loop(fd_in, so + moved, fd_out, dof + moved, len - moved, &ops, &res);
 		if (rc != 0) {
 			return rc;
 		}

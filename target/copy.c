@@ -8,6 +8,7 @@
  *      filesystems) in a loop that handles short copies;
  *   3. pread/pwrite through the LU's 1 MiB bounce buffer, backwards when the
  *      ranges overlap in one file with dst > src (memmove semantics).
+ * The copy_file_range and pread/pwrite loops are common/copy.c's.
  * copy_file_range is never used on overlapping ranges of one file: the kernel
  * does not promise memmove semantics there.
  */
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "xcopy_target.h"
+#include "xos.h"
 
 static bool
 same_file(const struct xcm_lu *a, const struct xcm_lu *b)
@@ -53,116 +55,17 @@ try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint6
 	return 0;
 }
 
-/* copy_file_range loop; *moved = bytes copied. 0 or -errno (caller falls back). */
-static int
-try_cfr(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
-	uint64_t len, uint64_t *moved)
-{
-	loff_t in = (loff_t)so, out = (loff_t)doff;
-	ssize_t n;
-
-	*moved = 0;
-	while (*moved < len) {
-		n = copy_file_range(src->fd, &in, dst->fd, &out, (size_t)(len - *moved), 0);
-		if (n < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			return -errno;
-		}
-		if (n == 0) {
-			return -ENODATA;   /* source shorter than expected */
-		}
-		*moved += (uint64_t)n;
-	}
-	return 0;
-}
+/* The fault-injection hook (fault.c) before each pread (src) / pwrite (dst). */
+struct fault_pair {
+	const struct xcm_lu *src, *dst;
+};
 
 static int
-pread_full(const struct xcm_lu *lu, uint8_t *buf, size_t len, uint64_t off)
+fault_io(void *arg, bool write, size_t *want)
 {
-	size_t got = 0, want;
-	ssize_t n;
-	int rc;
+	const struct fault_pair *fp = arg;
 
-	while (got < len) {
-		want = len - got;
-		rc = xt_fault_io(lu, false, &want);   /* fault injection (fault.c) */
-		if (rc != 0) {
-			return rc;
-		}
-		n = pread(lu->fd, buf + got, want, (off_t)(off + got));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			return -EIO;   /* backing file shorter than the LU */
-		}
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-static int
-pwrite_full(const struct xcm_lu *lu, const uint8_t *buf, size_t len, uint64_t off,
-	    uint64_t *put_out)
-{
-	size_t put = 0, want;
-	ssize_t n;
-	int rc;
-
-	*put_out = 0;
-	while (put < len) {
-		want = len - put;
-		rc = xt_fault_io(lu, true, &want);   /* fault injection (fault.c) */
-		if (rc != 0) {
-			return rc;
-		}
-		n = pwrite(lu->fd, buf + put, want, (off_t)(off + put));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n <= 0) {
-			return n < 0 ? -errno : -EIO;
-		}
-		put += (size_t)n;
-		*put_out = put;
-	}
-	return 0;
-}
-
-static int
-rw_copy(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
-	uint64_t len, uint8_t *bounce, bool backward, bool *at_dst, uint64_t *done)
-{
-	uint64_t pos, chunk, put;
-	int rc;
-
-	*done = 0;
-	while (*done < len) {
-		chunk = len - *done < XT_BOUNCE_LEN ? len - *done : XT_BOUNCE_LEN;
-		/* backward: the last chunk first, so overlapping dst > src is safe */
-		pos = backward ? len - *done - chunk : *done;
-		rc = pread_full(src, bounce, (size_t)chunk, so + pos);
-		if (rc != 0) {
-			*at_dst = false;
-			return rc;
-		}
-		rc = pwrite_full(dst, bounce, (size_t)chunk, doff + pos, &put);
-		if (rc != 0) {
-			*at_dst = true;
-			/* forward: the bytes of a short write before the error count */
-			if (!backward) {
-				*done += put;
-			}
-			return rc;
-		}
-		*done += chunk;
-	}
-	return 0;
+	return xt_fault_io(write ? fp->dst : fp->src, write, want);
 }
 
 int
@@ -172,7 +75,12 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 {
 	bool same = same_file(src, dst);
 	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
-	uint64_t moved = 0, rwdone = 0;
+	struct fault_pair fp = { src, dst };
+	const struct xos_copy_ops cfr_ops = { 0 };
+	struct xos_copy_ops rw_ops = { .rw_chunk = XT_BOUNCE_LEN, .buf = bounce, .io = fault_io,
+				       .arg = &fp };
+	struct xos_copy_res res;
+	uint64_t moved = 0;
 	int rc;
 
 	*done = 0;
@@ -202,7 +110,7 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 		return -EINVAL;   /* overlapping ranges in one file cannot be cloned */
 	}
 	if (cfr == XT_CFR_AUTO && !overlap) {
-		rc = try_cfr(src, src_off, dst, dst_off, len, &moved);
+		rc = xos_cfr_loop(src->fd, src_off, dst->fd, dst_off, len, &cfr_ops, &moved);
 		acct->cfr_bytes += moved;
 		if (rc == 0) {
 			*done = len;
@@ -211,10 +119,12 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 		/* EXDEV, EOPNOTSUPP, EINVAL, or a real I/O error: the read/write loop
 		 * below finishes the rest and tells which side failed. */
 	}
-	rc = rw_copy(src, src_off + moved, dst, dst_off + moved, len - moved, bounce,
-		     overlap && dst_off > src_off, at_dst, &rwdone);
-	acct->rw_bytes += rwdone;
-	*done = moved + rwdone;
+	rw_ops.backward = overlap && dst_off > src_off;
+	rc = xos_rw_loop(src->fd, src_off + moved, dst->fd, dst_off + moved, len - moved, &rw_ops,
+			 &res);
+	*at_dst = res.at_dst;
+	acct->rw_bytes += res.done;
+	*done = moved + res.done;
 	return rc;
 }
 
