@@ -19,13 +19,21 @@ enum xos_zero_how {
 	XOS_ZERO_WRITTEN,      /* pwrite of zero buffers */
 };
 
+/* xos_zero_range flags. */
+enum {
+	XOS_ZERO_MAY_WRITE = 1 << 0,   /* write zeros when neither fallocate mode works */
+	XOS_ZERO_RANGE_FIRST = 1 << 1, /* try ZERO_RANGE before PUNCH_HOLE */
+};
+
 /*
  * Makes [off, off + len) of fd read as zeros without changing the file's
- * size: punch a hole, else zero the range, else (if may_write) write zeros.
+ * size: punch a hole, else zero the range (the other order with
+ * XOS_ZERO_RANGE_FIRST), else (with XOS_ZERO_MAY_WRITE) write zeros.
  * 0 with *how set; -EOPNOTSUPP when neither fallocate mode worked and
- * !may_write; -errno of a failed write (*written: zero bytes written so far).
+ * writing is not allowed; -errno of a failed write (*written: zero bytes
+ * written so far).
  */
-int xos_zero_range(int fd, uint64_t off, uint64_t len, bool may_write, enum xos_zero_how *how,
+int xos_zero_range(int fd, uint64_t off, uint64_t len, unsigned flags, enum xos_zero_how *how,
 		   uint64_t *written);
 
 /*

@@ -65,7 +65,8 @@ xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcop
 	uint64_t written = 0;
 	int rc;
 
-	rc = xos_zero_range(fd_out, off, len, !(flags & XCOPY_REQUIRE_OFFLOAD), &how, &written);
+	rc = xos_zero_range(fd_out, off, len, (flags & XCOPY_REQUIRE_OFFLOAD) ? 0 : XOS_ZERO_MAY_WRITE,
+			    &how, &written);
 	if (rc == 0 && how != XOS_ZERO_WRITTEN) {
 		if (st != NULL) {
 			st->bytes_zeroed += len;

@@ -78,7 +78,7 @@ unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t l
 {
 	enum xos_zero_how how;
 	uint64_t written;
-	int rc = xos_zero_range(lu->fd, off, len, true, &how, &written);
+	int rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
 
 	if (rc != 0) {
 		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path, (unsigned long long)off,

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "odx.h"
+#include "xos.h"
 
 static struct xcm_tok_limits g_tl_vuln, g_tl_pit;
 static pthread_once_t g_tl_once = PTHREAD_ONCE_INIT;
@@ -290,37 +290,31 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	return XCM_OK;
 }
 
-/* WUT with the block device zero ROD token: zero the ranges, cheapest way first. */
+/*
+ * WUT with the block device zero ROD token: zero the ranges, cheapest way
+ * first (ZERO_RANGE keeps the allocation, then a hole, then written zeros).
+ */
 enum xcm_status
 xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
-	static const uint8_t zeros[65536];
 	struct xcm_lu *lu = job->lu;
 	const struct xcm_tok_list *l = &job->odx->l;
 	uint32_t bs = tcmu_dev_get_block_size(lu->dev), i;
 
 	for (i = 0; i < l->nranges; i++) {
-		uint64_t off = l->range[i].lba * bs, len = (uint64_t)l->range[i].count * bs, d = 0;
+		uint64_t off = l->range[i].lba * bs, len = (uint64_t)l->range[i].count * bs, done;
+		enum xos_zero_how how;
+		int rc = 0;
 
 		xt_tok_note_write(lu, off, len);
-		if (len == 0 ||
-		    fallocate(lu->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-			      (off_t)len) == 0 ||
-		    fallocate(lu->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-			      (off_t)len) == 0) {
-			res->bytes += len;
-			xt_tok_note_write(lu, off, len);
-			continue;
+		if (len > 0) {
+			rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
+					    &how, &done);
 		}
-		while (d < len) {
-			size_t n = len - d < sizeof(zeros) ? (size_t)(len - d) : sizeof(zeros);
-
-			if (pwrite(lu->fd, zeros, n, (off_t)(off + d)) != (ssize_t)n) {
-				xcm_err_set(err, XCM_E_CA_DEVICE_FAILURE);
-				return err->status;
-			}
-			d += n;
-			res->bytes += n;
+		res->bytes += rc == 0 ? len : done;
+		if (rc != 0) {
+			xcm_err_set(err, XCM_E_CA_DEVICE_FAILURE);
+			return err->status;
 		}
 		xt_tok_note_write(lu, off, len);
 	}
