@@ -14,13 +14,13 @@ xt_stat() {
 #   suite, log to OUTDIR/TRANSPORT-SUITE.txt, append a line to
 #   OUTDIR/summary.tsv, print "total ran passed failed secs" on stdout and
 #   the names of failed tests on stderr. Returns 1 if no CUnit summary.
-#   XT_SUITE_TIMEOUT (s, default 600) bounds one run (the SCSI family on
+#   XT_SUITE_TIMEOUT (s, default 1200) bounds one run (the SCSI family on
 #   user:xcopy needs more than 600 s on a heavily loaded 2-core host).
 xt_run_suite() {
 	local out=$1 tr=$2 suite=$3 dev=$4 log t0 secs line rc=0
 	log=$out/$tr-$suite.txt
 	t0=$(date +%s.%N)
-	timeout "${XT_SUITE_TIMEOUT:-600}" iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	timeout "${XT_SUITE_TIMEOUT:-1200}" iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
 	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
 	line=$(awk '$1 == "tests" && NF >= 6 { print $2, $3, $4, $5; exit }' "$log")
 	[ -n "$line" ] || { lab_msg "iscsi-test-cu $suite via $tr: no CUnit summary (exit $rc), see $log"; return 1; }
