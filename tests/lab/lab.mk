@@ -6,7 +6,7 @@
 #   make lab-image   fetch/unpack the kernel and build the initramfs (cached)
 #   make lab-clean   remove $(BUILD)/lab and the kernel cache
 #
-# Knobs: LAB_TIMEOUT (s, whole run, default 1800: every lab test in one boot), LAB_MEM (3G), LAB_TESTS (substrings of test
+# Knobs: LAB_TIMEOUT (s, whole run, default 3000: every lab test in one boot), LAB_MEM (3G), LAB_TESTS (substrings of test
 # names to select), LAB_RUN_OPTS (extra tests/lab/run options), LAB_CACHE,
 # LAB_HANDLER_PATH, LAB_REFERENCE_FULL=1 (also record the whole SCSI family
 # against LIO fileio: 1-3 min more; by default the committed copy is used).
@@ -18,7 +18,7 @@
 LAB_MK_DIR := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 TOP ?= $(abspath $(LAB_MK_DIR)/../..)
 BUILD ?= $(TOP)/build
-LAB_TIMEOUT ?= 1800
+LAB_TIMEOUT ?= 3000
 LAB_TESTS ?=
 LAB_RUN_OPTS ?=
 LAB_REFERENCE_FULL ?= 0
