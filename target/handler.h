@@ -18,6 +18,59 @@
 /* iov.c */
 void xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len);
 int xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr);
+#define XT_IOV_CLIP_MAX 1024
+struct xt_iov_clip {
+	struct iovec *v;
+	size_t n;
+	void *bounce;
+};
+int xt_iov_clip(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size_t len, bool wr);
+void xt_iov_clip_done(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size_t len,
+		      bool scatter);
+
+/*
+ * The store under an LU's ordinary I/O (read, write, flush, unmap): the
+ * backing file (store_file.c) or an RBD image (store_rbd.c), chosen by the
+ * cfgstring (xcopy//PATH or xcopy/rbd/POOL/IMAGE). Every call is synchronous
+ * on the calling thread (the runner's workers); 0 or -errno. The copy
+ * manager (copy.c, parallel.c, odx.c) still works on lu->fd: file LUs only.
+ */
+struct xt_store_ops {
+	const char *name;                                          /* "file", "rbd" */
+	/* check_config: may the LU be opened? 0, or -errno with a reason in why */
+	int (*check)(const char *cfgstring, char *why, size_t whylen);
+	/* open the store of lu->dev (logs its reasons); *size: the store's bytes */
+	int (*open)(struct xcm_lu *lu, uint64_t *size);
+	void (*close)(struct xcm_lu *lu);
+	int (*size)(struct xcm_lu *lu, uint64_t *bytes);
+	int (*io)(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len,
+		  uint64_t off, bool wr);
+	int (*flush)(struct xcm_lu *lu);
+	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
+	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
+	const char *(*where)(const struct xcm_lu *lu);            /* for messages */
+};
+extern const struct xt_store_ops xt_store_file;
+extern const struct xt_store_ops xt_store_rbd;
+
+/* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
+const struct xt_store_ops *xt_store_for(const char *cfgstring);
+
+/*
+ * An LU as lu_open.c allocates it: the engine-facing struct xcm_lu first,
+ * then its store. Only LUs opened by xt_handler_open are xt_lu_x.
+ */
+struct xt_lu_x {
+	struct xcm_lu lu;
+	const struct xt_store_ops *ops;
+	void *priv;                                                /* struct xt_rbd * (rbd) */
+};
+
+static inline struct xt_lu_x *
+xt_lux(const struct xcm_lu *lu)
+{
+	return (struct xt_lu_x *)lu;
+}
 
 /* tpc_in.c, vpd_inquiry.c: data-in commands answered by the handler */
 int xt_handler_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc);

@@ -74,3 +74,67 @@ xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bo
 	}
 	return rc;
 }
+
+/*
+ * c->v[0..c->n): exactly len bytes of iov, at most XT_IOV_CLIP_MAX entries
+ * (librbd refuses more than IOV_MAX); a longer vector goes through one bounce
+ * buffer, filled from iov when wr. 0 or -ENOMEM.
+ */
+int
+xt_iov_clip(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size_t len, bool wr)
+{
+	size_t i, n, left = len;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < cnt && left > 0; i++) {
+		left -= iov[i].iov_len < left ? iov[i].iov_len : left;
+	}
+	if (left > 0) {
+		return -EINVAL;   /* the vector holds fewer than len bytes */
+	}
+	n = i;
+	if (n > XT_IOV_CLIP_MAX) {
+		c->bounce = malloc(len);
+		c->v = malloc(sizeof(*c->v));
+		if (c->bounce == NULL || c->v == NULL) {
+			xt_iov_clip_done(c, iov, cnt, len, false);
+			return -ENOMEM;
+		}
+		for (i = 0, left = 0; left < len; left += n, i++) {
+			n = iov[i].iov_len < len - left ? iov[i].iov_len : len - left;
+			if (wr) {
+				memcpy((uint8_t *)c->bounce + left, iov[i].iov_base, n);
+			}
+		}
+		c->v[0].iov_base = c->bounce;
+		c->v[0].iov_len = len;
+		c->n = 1;
+		return 0;
+	}
+	c->v = malloc((n > 0 ? n : 1) * sizeof(*c->v));
+	if (c->v == NULL) {
+		return -ENOMEM;
+	}
+	memcpy(c->v, iov, n * sizeof(*c->v));
+	if (n > 0) {
+		for (i = 0, left = 0; i < n; i++) {
+			left += c->v[i].iov_len;
+		}
+		c->v[n - 1].iov_len -= left - len;
+	}
+	c->n = n;
+	return 0;
+}
+
+/* Frees c; scatter: copy the bounce buffer (a read's data) back into iov. */
+void
+xt_iov_clip_done(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size_t len,
+		 bool scatter)
+{
+	if (c->bounce != NULL && scatter) {
+		xt_iov_fill(iov, cnt, c->bounce, len);
+	}
+	free(c->bounce);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}

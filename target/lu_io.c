@@ -7,17 +7,17 @@
 
 #include "handler.h"
 #include "odx.h"
-#include "xos.h"
 
 int
 xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,
 		size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	int rc = xt_iov_io(lu->fd, iov, cnt, len, off, false);
+	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	int rc = ops->io(lu, iov, cnt, len, (uint64_t)off, false);
 
 	if (rc != 0) {
-		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", ops->where(lu), (long long)off, len,
 			     strerror(-rc));
 		return TCMU_STS_RD_ERR;
 	}
@@ -29,6 +29,7 @@ xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *i
 		 size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	const struct xt_store_ops *ops = xt_lux(lu)->ops;
 	int rc;
 
 	/*
@@ -37,18 +38,18 @@ xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *i
 	 * (a POPULATE TOKEN that ended meanwhile made a token of the old data).
 	 */
 	xt_tok_note_write(lu, (uint64_t)off, len);
-	rc = xt_iov_io(lu->fd, iov, cnt, len, off, true);
+	rc = ops->io(lu, iov, cnt, len, (uint64_t)off, true);
 	xt_tok_note_write(lu, (uint64_t)off, len);
 
 	/*
 	 * WCE = 0 (write-through) promises the data is on the medium when the
 	 * command completes: initiators then send no SYNCHRONIZE CACHE.
 	 */
-	if (rc == 0 && !tcmu_dev_get_write_cache_enabled(dev) && fdatasync(lu->fd) != 0) {
-		rc = -errno;
+	if (rc == 0 && !tcmu_dev_get_write_cache_enabled(dev)) {
+		rc = ops->flush(lu);
 	}
 	if (rc != 0) {
-		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
+		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", ops->where(lu), (long long)off, len,
 			     strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}
@@ -59,30 +60,29 @@ int
 xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	int sts;
+	int sts, rc;
 
 	/* an EXTENDED COPY handed over as SYNCHRONIZE CACHE (async.c) */
 	if (xt_async_run(lu, cmd, &sts)) {
 		return sts;
 	}
-	if (fdatasync(lu->fd) != 0) {
-		tcmu_dev_err(dev, "fdatasync %s: %s\n", lu->cfg.path, strerror(errno));
+	rc = xt_lux(lu)->ops->flush(lu);
+	if (rc != 0) {
+		tcmu_dev_err(dev, "flush %s: %s\n", xt_lux(lu)->ops->where(lu), strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}
 	return TCMU_STS_OK;
 }
 
-/* UNMAP: punch a hole (reads return zeros, as the core's LBPRZ=1 promises). */
+/* UNMAP: deallocate (reads return zeros, as the core's LBPRZ=1 promises). */
 static int
 unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	enum xos_zero_how how;
-	uint64_t written;
-	int rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
+	int rc = xt_lux(lu)->ops->zero(lu, off, len);
 
 	if (rc != 0) {
-		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path, (unsigned long long)off,
-			     strerror(-rc));
+		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", xt_lux(lu)->ops->where(lu),
+			     (unsigned long long)off, strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}
 	return TCMU_STS_OK;

@@ -14,35 +14,14 @@
 #include "handler.h"
 #include "odx.h"
 
-static int
-backing_size(int fd, const struct stat *st, uint64_t *size)
-{
-	if (S_ISREG(st->st_mode)) {
-		*size = (uint64_t)st->st_size;
-		return 0;
-	}
-	if (S_ISBLK(st->st_mode)) {
-		return ioctl(fd, BLKGETSIZE64, size) == 0 ? 0 : -errno;
-	}
-	return -EINVAL;
-}
-
 bool
 xt_handler_check_config(const char *cfgstring, char **reason)
 {
-	struct xt_cfg cfg;
 	char why[PATH_MAX + 256];
 
-	if (xt_cfg_parse(cfgstring, &cfg, why, sizeof(why)) != 0) {
-		goto bad;
+	if (xt_store_for(cfgstring)->check(cfgstring, why, sizeof(why)) == 0) {
+		return true;
 	}
-	if (access(cfg.path, R_OK | W_OK) != 0) {
-		snprintf(why, sizeof(why), "backing file %s: %s%s", cfg.path, strerror(errno),
-			 errno == ENOENT ? " (create it first, e.g. truncate -s SIZE)" : "");
-		goto bad;
-	}
-	return true;
-bad:
 	if (reason != NULL && asprintf(reason, "%s", why) < 0) {
 		*reason = NULL;
 	}
@@ -106,6 +85,9 @@ lu_free(struct xcm_lu *lu)
 	if (lu == NULL) {
 		return;
 	}
+	if (xt_lux(lu)->ops != NULL && xt_lux(lu)->ops->close != NULL) {
+		xt_lux(lu)->ops->close(lu);
+	}
 	if (lu->fd >= 0) {
 		close(lu->fd);
 	}
@@ -141,28 +123,17 @@ set_unmap_granularity(struct tcmu_device *dev)
 
 static const char *const g_clone_names[] = { "auto", "always", "never" };
 
-/* Opens cfg.path read-write and checks it holds the LU's geometry; *size: its bytes. */
+/* Opens the LU's store and checks it holds the LU's geometry; *size: its bytes. */
 static int
 backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 {
 	uint32_t bs = tcmu_dev_get_block_size(dev);
 	uint64_t lbas = tcmu_dev_get_num_lbas(dev), need;
-	struct statfs sfs;
-	struct stat st;
-	int rc;
+	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	int rc = ops->open(lu, size);
 
-	lu->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
-	if (lu->fd < 0) {
-		rc = -errno;
-		tcmu_dev_err(dev, "xcopy: backing file %s %s: %s\n", lu->cfg.path,
-			     rc == -ENOENT ? "does not exist" : "cannot be opened read-write",
-			     strerror(-rc));
+	if (rc != 0) {
 		return rc;
-	}
-	if (fstat(lu->fd, &st) != 0 || backing_size(lu->fd, &st, size) != 0) {
-		tcmu_dev_err(dev, "xcopy: backing file %s is not a regular file or block device\n",
-			     lu->cfg.path);
-		return -EINVAL;
 	}
 	if (bs == 0 || lbas > UINT64_MAX / bs) {
 		tcmu_dev_err(dev, "xcopy: invalid LU geometry (%llu blocks of %u bytes)\n",
@@ -170,16 +141,20 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 		return -EINVAL;
 	}
 	need = lbas * bs;
-	if (*size < need) {
+	if (*size < need && ops == &xt_store_file) {
 		tcmu_dev_err(dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
 			     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
 			     lu->cfg.path, (unsigned long long)*size, (unsigned long long)lbas, bs,
 			     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
 		return -EINVAL;
 	}
-	lu->st_dev = st.st_dev;
-	lu->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
-	lu->fs_block = fstatfs(lu->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+	if (*size < need) {
+		tcmu_dev_err(dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
+			     "grow it (rbd resize --size %lluB)\n", ops->where(lu),
+			     (unsigned long long)*size, (unsigned long long)need,
+			     (unsigned long long)need);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -204,12 +179,14 @@ lu_alloc_state(struct xcm_lu *lu)
 static struct xcm_lu *
 lu_new(struct tcmu_device *dev, int *rc)
 {
-	struct xcm_lu *lu = calloc(1, sizeof(*lu));
+	struct xt_lu_x *x = calloc(1, sizeof(*x));
+	struct xcm_lu *lu = &x->lu;
 
-	if (lu == NULL) {
+	if (x == NULL) {
 		*rc = -ENOMEM;
 		return NULL;
 	}
+	x->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
 	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
@@ -240,7 +217,9 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	if (lu == NULL) {
 		return rc;
 	}
-	rc = xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why));
+	/* the file form's cfgstring; the RBD store fills lu->cfg itself (store_rbd.c) */
+	rc = xt_lux(lu)->ops == &xt_store_file ?
+	     xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
 	if (rc != 0) {
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
 		goto fail;
@@ -258,14 +237,15 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	xt_cmd_time_out(lu);
 	set_unmap_granularity(dev);
 	/*
-	 * Writes land in the host's page cache: a volatile write cache. Say so
-	 * (caching page WCE = 1), so initiators send SYNCHRONIZE CACHE (-> our
-	 * flush, fdatasync) where they need durability; the runner's default
-	 * WCE = 0 claimed write-through while writes were buffered.
+	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators
+	 * send SYNCHRONIZE CACHE -> fdatasync). RBD: librbd's cache is off (WCE = 0).
 	 */
-	tcmu_dev_set_write_cache_enabled(dev, true);
+	tcmu_dev_set_write_cache_enabled(dev, xt_lux(lu)->ops == &xt_store_file);
 	tcmur_dev_set_private(dev, lu);
-	xt_registry_add(lu);
+	/* RBD LUs: not in the registry until copies can use them (target/README.md) */
+	if (xt_lux(lu)->ops == &xt_store_file) {
+		xt_registry_add(lu);
+	}
 	xt_stats_write(lu);
 	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s, "
 		      "cmd_time_out %u s)\n",
@@ -297,16 +277,15 @@ int
 xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	const struct xt_store_ops *ops = xt_lux(lu)->ops;
 	uint64_t size = 0;
-	struct stat st;
 
 	switch (cfg->type) {
 	case TCMULIB_CFG_DEV_SIZE:
-		if (fstat(lu->fd, &st) != 0 || backing_size(lu->fd, &st, &size) != 0 ||
-		    size < cfg->data.dev_size) {
-			tcmu_dev_err(dev, "xcopy: cannot grow the LU to %llu bytes: backing file %s "
-				     "has %llu\n", (unsigned long long)cfg->data.dev_size,
-				     lu->cfg.path, (unsigned long long)size);
+		if (ops->size(lu, &size) != 0 || size < cfg->data.dev_size) {
+			tcmu_dev_err(dev, "xcopy: cannot grow the LU to %llu bytes: %s has %llu\n",
+				     (unsigned long long)cfg->data.dev_size, ops->where(lu),
+				     (unsigned long long)size);
 			return -EINVAL;
 		}
 		return 0;

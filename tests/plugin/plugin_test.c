@@ -81,6 +81,11 @@ test_check_config(void)
 	expect_config("xcopy/relative.img", false, "absolute");
 	expect_config("xcopyx//tmp/a.img", false, "xcopy/");
 	expect_config("file//tmp/a.img", false, "xcopy/");
+	/* RBD form (store_rbd.c): refused before any cluster contact */
+	expect_config("xcopy/rbd/pool", false, "no image name");
+	expect_config("xcopy/rbd/pool/img?bs=1000", false, "bs=1000");
+	expect_config("xcopy/rbd/pool/img@/nonexistent/ceph.conf", false,
+		      "ceph config /nonexistent/ceph.conf: No such file");
 }
 
 static void

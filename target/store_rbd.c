@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The RBD store of a user:xcopy LU (xcopy/rbd/POOL/IMAGE[@CONF][?opts],
+ * rbd_cfg.c): ordinary I/O through librbd, synchronously on the runner's
+ * worker thread (aio submit + wait for its completion). librbd's cache is off
+ * (rbd_store.c): a completed write is in RADOS, so the LU reports WCE = 0.
+ * Copies are not wired to RBD yet: the LU runs in xcopy=core mode and is not
+ * in the registry (target/README.md, "RBD LUs").
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "handler.h"
+
+#ifdef XT_HAVE_RBD
+#include "rbd_store.h"
+#include "rbd_store_int.h"
+
+static int
+rbd_check(const char *cfgstring, char *why, size_t whylen)
+{
+	struct xt_rbd_cfg cfg;
+	struct xt_rbd *r = NULL;
+	int rc = xt_rbd_cfg_parse(cfgstring, &cfg, why, whylen);
+
+	if (rc != 0) {
+		return rc;
+	}
+	/* before any librados call: a missing config file is the common mistake */
+	if (cfg.conf[0] != '\0' && access(cfg.conf, R_OK) != 0) {
+		rc = -errno;
+		snprintf(why, whylen, "ceph config %s: %s", cfg.conf, strerror(-rc));
+		return rc;
+	}
+	rc = xt_rbd_open(&cfg, &r, why, whylen);   /* cluster, key, pool, image */
+	xt_rbd_close(r);
+	return rc;
+}
+
+/* lu->cfg of an RBD LU: no backing path; copies by the runner's core (xcopy=core). */
+static void
+rbd_lu_cfg(struct xcm_lu *lu, const struct xt_rbd_cfg *rc)
+{
+	memset(&lu->cfg, 0, sizeof(lu->cfg));
+	snprintf(lu->cfg.path, sizeof(lu->cfg.path), "rbd:%s/%s", rc->pool, rc->image);
+	lu->cfg.clone = XT_CLONE_NEVER;
+	lu->cfg.cfr = XT_CFR_NEVER;
+	lu->cfg.xcopy = XT_XCOPY_CORE;
+	lu->cfg.copy_nice = XT_COPY_NICE_DEFAULT;
+}
+
+static int
+rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
+{
+	uint32_t bs = tcmu_dev_get_block_size(lu->dev);
+	struct xt_rbd_cfg cfg;
+	struct xt_rbd *r;
+	char why[512];
+	int rc = xt_rbd_cfg_parse(tcmu_dev_get_cfgstring(lu->dev), &cfg, why, sizeof(why));
+
+	if (rc == 0 && cfg.conf[0] != '\0' && access(cfg.conf, R_OK) != 0) {
+		rc = -errno;
+		snprintf(why, sizeof(why), "ceph config %s: %s", cfg.conf, strerror(-rc));
+	}
+	if (rc == 0) {
+		rc = xt_rbd_open(&cfg, &r, why, sizeof(why));
+	}
+	if (rc != 0) {
+		tcmu_dev_err(lu->dev, "xcopy: %s\n", why);
+		return rc;
+	}
+	rbd_lu_cfg(lu, &cfg);
+	xt_lux(lu)->priv = r;
+	if (bs != cfg.block_size) {
+		tcmu_dev_err(lu->dev, "xcopy: LU block size %u but the cfgstring says bs=%u "
+			     "(add ?bs=%u)\n", bs, cfg.block_size, bs);
+		return -EINVAL;
+	}
+	*size = r->geom.size;
+	lu->fs_block = (uint32_t)r->geom.object_size;
+	return 0;
+}
+
+static void
+rbd_close_lu(struct xcm_lu *lu)
+{
+	xt_rbd_close(xt_lux(lu)->priv);
+	xt_lux(lu)->priv = NULL;
+}
+
+static int
+rbd_size(struct xcm_lu *lu, uint64_t *bytes)
+{
+	struct xt_rbd *r = xt_lux(lu)->priv;
+
+	return rbd_get_size(r->image, bytes);
+}
+
+/* Wait for one submitted aio: its return value, or the submit error. */
+static int64_t
+rbd_wait(int rc, rbd_completion_t c)
+{
+	int64_t ret = rc;
+
+	if (rc >= 0) {
+		rbd_aio_wait_for_complete(c);
+		ret = rbd_aio_get_return_value(c);
+	}
+	rbd_aio_release(c);
+	return ret;
+}
+
+static int
+rbd_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off,
+       bool wr)
+{
+	struct xt_rbd *r = xt_lux(lu)->priv;
+	struct xt_iov_clip v;
+	rbd_completion_t c;
+	int64_t ret;
+	int rc;
+
+	if (len == 0) {
+		return 0;
+	}
+	rc = xt_iov_clip(&v, iov, cnt, len, wr);   /* exactly len bytes, <= IOV_MAX entries */
+	if (rc != 0) {
+		return rc;
+	}
+	rc = rbd_aio_create_completion(NULL, NULL, &c);
+	if (rc == 0) {
+		rc = wr ? rbd_aio_writev(r->image, v.v, (int)v.n, off, c)
+			: rbd_aio_readv(r->image, v.v, (int)v.n, off, c);
+		ret = rbd_wait(rc, c);
+		rc = ret < 0 ? (int)ret : 0;
+	}
+	xt_iov_clip_done(&v, iov, cnt, len, !wr && rc == 0);
+	return rc;
+}
+
+static int
+rbd_flush_lu(struct xcm_lu *lu)
+{
+	struct xt_rbd *r = xt_lux(lu)->priv;
+
+	return xt_rbd_flush(r);
+}
+
+/* rbd write-zeroes: whole objects discarded, partial ones zero-filled (LBPRZ = 1 holds). */
+static int
+rbd_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
+{
+	struct xt_rbd *r = xt_lux(lu)->priv;
+
+	return xt_rbd_write_zeroes(r, off, len);
+}
+
+static const char *
+rbd_where(const struct xcm_lu *lu)
+{
+	return lu->cfg.path;
+}
+
+const struct xt_store_ops xt_store_rbd = {
+	.name = "rbd",
+	.check = rbd_check,
+	.open = rbd_open_lu,
+	.close = rbd_close_lu,
+	.size = rbd_size,
+	.io = rbd_io,
+	.flush = rbd_flush_lu,
+	.zero = rbd_zero,
+	.where = rbd_where,
+};
+
+#else /* !XT_HAVE_RBD */
+
+static int
+rbd_missing(const char *cfgstring, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "%s: this handler_xcopy.so was built without librbd "
+		 "(install librbd-dev and rebuild)", cfgstring);
+	return -EOPNOTSUPP;
+}
+
+static int
+rbd_missing_open(struct xcm_lu *lu, uint64_t *size)
+{
+	char why[512];
+
+	rbd_missing(tcmu_dev_get_cfgstring(lu->dev), why, sizeof(why));
+	tcmu_dev_err(lu->dev, "xcopy: %s\n", why);
+	return -EOPNOTSUPP;
+}
+
+const struct xt_store_ops xt_store_rbd = {
+	.name = "rbd",
+	.check = rbd_missing,
+	.open = rbd_missing_open,
+};
+
+#endif
