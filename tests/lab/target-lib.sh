@@ -10,6 +10,31 @@ xt_stat() {
 		echo 0
 }
 
+# xt_sessions_settle DEVICE : for an iscsi:// DEVICE, wait (up to 20 s) until
+#   no demo-mode session of an earlier client is left on its target IQN. The
+#   plugin drops every held copy result when the LU's sessions change (see
+#   target/README.md, "Held results"): a previous iscsi-test-cu session whose
+#   logout is still in progress when the next suite's EXTENDED COPY arrives, and
+#   gone by its RECEIVE COPY RESULTS, would discard the held result the suite
+#   asks for (ReceiveCopyResults.CopyStatus got 24/00 at load 10-14).
+xt_sessions_settle() {
+	local dev=$1 iqn f s i
+	case $dev in iscsi://*) ;; *) return 0 ;; esac
+	iqn=${dev#iscsi://*/}
+	iqn=${iqn%/*}
+	for ((i = 0; i < 200; i++)); do
+		s=
+		for f in /sys/kernel/config/target/iscsi/"$iqn"/tpgt_*/dynamic_sessions; do
+			[ -r "$f" ] && { read -r -d '' s <"$f" || true; }
+			[ -n "${s//[[:space:]]/}" ] && break
+			s=
+		done
+		[ -z "$s" ] && return 0
+		sleep 0.1
+	done
+	lab_msg "sessions still open on $iqn after 20 s: ${s//[[:space:]]/ }"
+}
+
 # xt_run_suite OUTDIR TRANSPORT SUITE DEVICE : run iscsi-test-cu -d on one
 #   suite, log to OUTDIR/TRANSPORT-SUITE.txt, append a line to
 #   OUTDIR/summary.tsv, print "total ran passed failed secs" on stdout and
@@ -19,6 +44,7 @@ xt_stat() {
 xt_run_suite() {
 	local out=$1 tr=$2 suite=$3 dev=$4 log t0 secs line rc=0
 	log=$out/$tr-$suite.txt
+	xt_sessions_settle "$dev"
 	t0=$(date +%s.%N)
 	timeout "${XT_SUITE_TIMEOUT:-1200}" iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
 	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
