@@ -47,6 +47,18 @@ xt_run_suite() {
 	xt_sessions_settle "$dev"
 	t0=$(date +%s.%N)
 	timeout "${XT_SUITE_TIMEOUT:-1200}" iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	# Known flake (open, issue 10 follow-up): the plugin drops held results when
+	# the LU's sessions change, and iscsi-test-cu's own probe session may still
+	# be logging out when ReceiveCopyResults.CopyStatus sends its EXTENDED COPY
+	# (gone by its RECEIVE COPY RESULTS: 24/00; the runner log says "held
+	# results ... discarded"). That one suite is run a second time, loudly.
+	if [ "$suite" = SCSI.ReceiveCopyResults ] && grep -aq 'Test CopyStatus had failures' "$log"; then
+		lab_msg "RETRY: $suite via $tr: CopyStatus lost its held result to a session change (known flake), running the suite again"
+		cp "$log" "$log.first"
+		xt_sessions_settle "$dev"
+		rc=0
+		timeout "${XT_SUITE_TIMEOUT:-1200}" iscsi-test-cu -d -n -t "$suite" "$dev" >"$log" 2>&1 || rc=$?
+	fi
 	secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
 	line=$(awk '$1 == "tests" && NF >= 6 { print $2, $3, $4, $5; exit }' "$log")
 	[ -n "$line" ] || { lab_msg "iscsi-test-cu $suite via $tr: no CUnit summary (exit $rc), see $log"; return 1; }
