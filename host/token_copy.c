@@ -189,17 +189,19 @@ populate(struct trun *r, uint8_t token[XCM_ROD_TOKEN_LEN], struct xch_verdict *v
 	return true;
 }
 
-/* Blocks [off, off + n) of the batch to the fallback (or the -errno it requires). */
+/*
+ * Calls fn for each piece of blocks [off, off + n) of the batch: segment s,
+ * a blocks into it, k blocks long, in order; stops at fn's first non-zero.
+ */
+typedef int (*seg_fn)(struct trun *r, const struct tseg *s, uint64_t a, uint64_t k, void *arg);
+
 static int
-fall_back(struct trun *r, uint64_t off, uint64_t n, enum xcopy_fallback_reason why)
+seg_walk(struct trun *r, uint64_t off, uint64_t n, seg_fn fn, void *arg)
 {
 	uint64_t pos = 0;
 	size_t i;
 	int rc;
 
-	if (n > 0 && (r->flags & XCOPY_REQUIRE_OFFLOAD)) {
-		return xch_required_errno(why);
-	}
 	for (i = 0; i < r->nseg && n > 0; i++) {
 		const struct tseg *s = &r->seg[i];
 		uint64_t a, k;
@@ -210,11 +212,10 @@ fall_back(struct trun *r, uint64_t off, uint64_t n, enum xcopy_fallback_reason w
 		}
 		a = off - pos;
 		k = s->n - a < n ? s->n - a : n;
-		rc = r->fb(r->fbarg, &r->pairs[s->pair], s->skip + a, k, why);
+		rc = fn(r, s, a, k, arg);
 		if (rc != 0) {
 			return rc;
 		}
-		xch_stats_fallback(r->st, why, k * r->bs);
 		off += k;
 		n -= k;
 		pos += s->n;
@@ -222,32 +223,46 @@ fall_back(struct trun *r, uint64_t off, uint64_t n, enum xcopy_fallback_reason w
 	return 0;
 }
 
+static int
+fall_back_piece(struct trun *r, const struct tseg *s, uint64_t a, uint64_t k, void *arg)
+{
+	enum xcopy_fallback_reason why = *(const enum xcopy_fallback_reason *)arg;
+	int rc;
+
+	rc = r->fb(r->fbarg, &r->pairs[s->pair], s->skip + a, k, why);
+	if (rc == 0) {
+		xch_stats_fallback(r->st, why, k * r->bs);
+	}
+	return rc;
+}
+
+/* Blocks [off, off + n) of the batch to the fallback (or the -errno it requires). */
+static int
+fall_back(struct trun *r, uint64_t off, uint64_t n, enum xcopy_fallback_reason why)
+{
+	if (n > 0 && (r->flags & XCOPY_REQUIRE_OFFLOAD)) {
+		return xch_required_errno(why);
+	}
+	return seg_walk(r, off, n, fall_back_piece, &why);
+}
+
+static int
+range_piece(struct trun *r, const struct tseg *s, uint64_t a, uint64_t k, void *arg)
+{
+	struct xcm_tok_list *l = arg;
+
+	l->range[l->nranges].lba = r->pairs[s->pair].dst_lba + s->skip + a;
+	l->range[l->nranges].count = (uint32_t)k;
+	l->nranges++;
+	return 0;
+}
+
 /* The destination ranges of blocks [off, off + n) of the batch into r->list. */
 static void
 step_ranges(struct trun *r, uint64_t off, uint64_t n)
 {
-	struct xcm_tok_list *l = r->list;
-	uint64_t pos = 0;
-	size_t i;
-
-	l->nranges = 0;
-	for (i = 0; i < r->nseg && n > 0; i++) {
-		const struct tseg *s = &r->seg[i];
-		uint64_t a, k;
-
-		if (off >= pos + s->n) {
-			pos += s->n;
-			continue;
-		}
-		a = off - pos;
-		k = s->n - a < n ? s->n - a : n;
-		l->range[l->nranges].lba = r->pairs[s->pair].dst_lba + s->skip + a;
-		l->range[l->nranges].count = (uint32_t)k;
-		l->nranges++;
-		off += k;
-		n -= k;
-		pos += s->n;
-	}
+	r->list->nranges = 0;
+	(void)seg_walk(r, off, n, range_piece, r->list);
 }
 
 /*
