@@ -100,6 +100,23 @@ write_full(int fd, const uint8_t *buf, size_t len, uint64_t off, const struct xo
 	return 0;
 }
 
+int
+xos_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	static const struct xos_copy_ops none;
+
+	return read_full(fd, buf, len, off, &none);
+}
+
+int
+xos_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	static const struct xos_copy_ops none;
+	size_t put;
+
+	return write_full(fd, buf, len, off, &none, &put);
+}
+
 static int
 rw_chunks(int in, uint64_t so, int out, uint64_t doff, uint64_t len, uint8_t *buf, size_t bufsz,
 	  const struct xos_copy_ops *ops, struct xos_copy_res *res)

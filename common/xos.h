@@ -72,6 +72,14 @@ struct xos_copy_ops {
 int xos_cfr_loop(int in, uint64_t so, int out, uint64_t doff, uint64_t len,
 		 const struct xos_copy_ops *ops, uint64_t *moved);
 
+/*
+ * All len bytes at off read into (written from) buf: short transfers
+ * continued, EINTR retried. 0, -errno, or -EIO when the file ended first
+ * (a read returned 0) or a write wrote nothing.
+ */
+int xos_pread_full(int fd, void *buf, size_t len, uint64_t off);
+int xos_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
 /* Where xos_rw_loop stopped. */
 struct xos_copy_res {
 	uint64_t done;         /* bytes in the destination (see xos_rw_loop) */

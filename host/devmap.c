@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "xcopy_internal.h"
+#include "xos.h"
 
 enum {
 	SECTOR = 512,
@@ -301,23 +302,9 @@ xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out)
 int
 xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf)
 {
-	size_t len = (size_t)nblocks * d->caps.block_size, done = 0;
-	off_t off = (off_t)(lba * d->caps.block_size);
-	ssize_t n;
+	size_t len = (size_t)nblocks * d->caps.block_size;
+	uint64_t off = lba * d->caps.block_size;
 
-	while (done < len) {
-		n = write ? pwrite(d->host_fd, (uint8_t *)buf + done, len - done, off + (off_t)done)
-			  : pread(d->host_fd, (uint8_t *)buf + done, len - done, off + (off_t)done);
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			return -errno;
-		}
-		if (n == 0) {
-			return -EIO;
-		}
-		done += (size_t)n;
-	}
-	return 0;
+	return write ? xos_pwrite_full(d->host_fd, buf, len, off)
+		     : xos_pread_full(d->host_fd, buf, len, off);
 }

@@ -273,6 +273,25 @@ rw_backward_overlap(void)
 	files_close(&f);
 }
 
+/* Whole-buffer pread/pwrite: bytes round-trip, EOF before len -EIO, wrong mode -EBADF. */
+static void
+full_transfers(void)
+{
+	static uint8_t buf[SRC_LEN];
+	struct files f;
+
+	UT_ASSERT_FATAL(files_open(&f) == 0);
+	CU_ASSERT_EQUAL(xos_pread_full(f.in, buf, SRC_LEN - 9, 9), 0);
+	CU_ASSERT_EQUAL(xos_pwrite_full(f.out, buf, SRC_LEN - 9, 9), 0);
+	CU_ASSERT_EQUAL(mismatches(f.out, 9, 9, SRC_LEN - 9), 0);
+	CU_ASSERT_EQUAL(xos_pread_full(f.in, buf, 100, SRC_LEN - 50), -EIO);
+	close(f.out);
+	f.out = open(f.dst, O_RDONLY);
+	UT_ASSERT_FATAL(f.out >= 0);
+	CU_ASSERT_EQUAL(xos_pwrite_full(f.out, buf, 10, 0), -EBADF);
+	files_close(&f);
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "cfr_copies_bytes", cfr_copies_bytes },
 	{ "cfr_eof_before_len", cfr_eof_before_len },
@@ -283,6 +302,7 @@ static CU_TestInfo g_tests[] = {
 	{ "rw_write_fails", rw_write_fails },
 	{ "rw_callback_stops", rw_callback_stops },
 	{ "rw_backward_overlap", rw_backward_overlap },
+	{ "full_transfers", full_transfers },
 	CU_TEST_INFO_NULL,
 };
 UT_SUITE(common_copy, g_tests)
