@@ -50,7 +50,7 @@ echo "$HEADER" >"$OUT/rows.csv"
 echo "path,backstore,size,copy_s,samples_before,p50_before_ms,p99_before_ms,max_before_ms,samples_during,p50_ms,p99_ms,max_ms,svc_samples,svc_p50_ms,svc_p99_ms,svc_max_ms" \
 	>"$OUT/latency.csv"
 : >"$OUT/extents.txt"
-echo "row,path,size,secs,sync_s,n,samples,p50_ms,p99_ms,max_ms,verified,svc_p99_ms" >"$OUT/async.csv"
+echo "row,path,size,secs,sync_s,n,samples,p50_ms,p99_ms,max_ms,verified,svc_p99_ms,cpu_user,cpu_sys,cpu_iowait,cpu_idle,xcopy_s" >"$OUT/async.csv"
 echo "span,extents,copy_s,xcopy_cmds,segments,clone_B,fallback_B,verified" >"$OUT/clonescale.csv"
 trap 'lab_teardown >/dev/null 2>&1 || true; drop_stores' EXIT
 
@@ -358,20 +358,58 @@ extents() {
 }
 
 # --- issue 10 rows (async.csv) -----------------------------------------------
+# cpu_snap: the guest's /proc/stat "cpu" line (the sum over both vCPUs) as
+# ticks of user+nice, system+irq+softirq, iowait, idle+steal
+cpu_snap() { awk '$1 == "cpu" { print $2 + $3, $4 + $7 + $8, $6, $5 + $9 }' /proc/stat; }
+# cpu_pct SNAP0 SNAP1: user,sys,iowait,idle in % of all vCPU time between them
+cpu_pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		split(a, x, " "); split(b, y, " "); t = 0
+		for (i = 1; i <= 4; i++) { d[i] = y[i] - x[i]; t += d[i] }
+		for (i = 1; i <= 4; i++) printf "%s%.1f", i > 1 ? "," : "", t > 0 ? 100 * d[i] / t : 0
+	}'
+}
 # storelimit STORE [CHUNK]: the store's own copy_file_range of LAT_SIZE bytes
 # A -> B, in one call (store_limit) or in calls of CHUNK bytes (the chunk the
 # target's copy_file_range path uses: store_limit_chunk)
 storelimit() {
-	local store=$1 chunk=${2:-} S=$LAT_SIZE t0 t1 t2
+	local store=$1 chunk=${2:-} S=$LAT_SIZE t0 t1 t2 c0 c1
 	log "store limit: copy_file_range of $S bytes in $store${chunk:+, $chunk-byte calls}"
 	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
 	fresh
+	c0=$(cpu_snap)
 	t0=$EPOCHREALTIME
 	"$XCB" cfr "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S" $chunk || log "cfr failed"
 	t1=$EPOCHREALTIME
+	c1=$(cpu_snap)
 	sync
 	t2=$EPOCHREALTIME
-	echo "store_limit${chunk:+_chunk},$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),${chunk:-1},,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")" \
+	echo "store_limit${chunk:+_chunk},$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),${chunk:-1},,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S"),,$(cpu_pct "$c0" "$c1")," \
+		>>"$OUT/async.csv"
+	tail -1 "$OUT/async.csv" >&2
+}
+
+# storelimit8 STORE: the store's own copy_file_range of the 8 ranges par8
+# copies (LAT_SIZE/8 each, A -> B at the same offset), 8 processes at once,
+# one call each: the store's limit for 8 copies in flight
+storelimit8() {
+	local store=$1 S=$LAT_SIZE part i t0 t1 t2 c0 c1 pids=()
+	part=$((S / 8))
+	log "store limit, 8 at once: 8 copy_file_range of $part bytes in $store"
+	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+	fresh
+	c0=$(cpu_snap)
+	t0=$EPOCHREALTIME
+	for i in 0 1 2 3 4 5 6 7; do
+		"$XCB" cfr "$W/$store/A.img" $((i * part)) "$W/$store/B.img" $((i * part)) "$part" &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || log "a cfr failed"
+	t1=$EPOCHREALTIME
+	c1=$(cpu_snap)
+	sync
+	t2=$EPOCHREALTIME
+	echo "store_limit8,$store-cfr,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),8,,,,,$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S"),,$(cpu_pct "$c0" "$c1")," \
 		>>"$OUT/async.csv"
 	tail -1 "$OUT/async.csv" >&2
 }
@@ -386,37 +424,56 @@ cfrrow() {
 	lab_teardown >/dev/null
 }
 
+# par8_xcopy_s MODE: the EXTENDED COPY time of the 8 copies (xcbench copy's
+# copy_t0..copy_t1, without process start, iSCSI login and discovery): the
+# sum for serial, first start to last end for parallel
+par8_xcopy_s() {
+	local i
+	for i in 0 1 2 3 4 5 6 7; do
+		printf '%s %s\n' "$(cval "$W/par8-$i.stats" copy_t0)" "$(cval "$W/par8-$i.stats" copy_t1)"
+	done | awk -v m="$1" '$1 == "" || $2 == "" { bad = 1 }
+		{ s += $2 - $1; if (NR == 1 || $1 < a) a = $1; if ($2 > b) b = $2 }
+		END { if (bad) print ""; else printf "%.3f", m == "serial" ? s : b - a }'
+}
+
+# par8_once MODE PATH STORE: the 8 copies of par8, in flight at once
+# (parallel) or one after another (serial); one async.csv row
+par8_once() {
+	local mode=$1 path=$2 store=$3 S=$LAT_SIZE part i t0 t1 t2 c0 c1 pids=() ok
+	part=$((S / 8))
+	log "8 copies $mode: $path"
+	fallocate -p -o 0 -l "$S" "$W/$store/B.img"
+	fresh
+	c0=$(cpu_snap)
+	t0=$EPOCHREALTIME
+	for i in 0 1 2 3 4 5 6 7; do
+		if [ "$mode" = parallel ]; then
+			"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
+				$((part / 512)) >"$W/par8-$i.stats" 2>&1 &
+			pids+=($!)
+		else
+			"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
+				$((part / 512)) >"$W/par8-$i.stats" 2>&1 || log "copy $i failed"
+		fi
+	done
+	[ "$mode" = serial ] || wait "${pids[@]}" || log "a parallel copy failed"
+	t1=$EPOCHREALTIME
+	c1=$(cpu_snap)
+	sync
+	t2=$EPOCHREALTIME
+	ok=$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")
+	echo "par8_$mode,$path,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$t2"),8,,,,,$ok,,$(cpu_pct "$c0" "$c1"),$(par8_xcopy_s "$mode")" \
+		>>"$OUT/async.csv"
+	tail -1 "$OUT/async.csv" >&2
+}
+
 # par8 PATH KIND STORE CFG: 8 copies of LAT_SIZE/8 A -> B over iSCSI, all in
 # flight at once (8 processes, 8 sessions), then the same 8 one after another
 par8() {
-	local path=$1 kind=$2 store=$3 cfg=$4 S=$LAT_SIZE part i t0 t1 mode pids ok
-	part=$((S / 8))
+	local path=$1 kind=$2 store=$3 cfg=$4 mode
 	setup "$kind" "$store" "$cfg"
-	for mode in parallel serial; do
-		log "8 copies $mode: $path"
-		fallocate -p -o 0 -l "$S" "$W/$store/B.img"
-		fresh
-		t0=$EPOCHREALTIME
-		pids=()
-		for i in 0 1 2 3 4 5 6 7; do
-			if [ "$mode" = parallel ]; then
-				"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
-					$((part / 512)) >"$W/par8-$i.stats" 2>&1 &
-				pids+=($!)
-			else
-				"$XCB" copy "$URL/0" $((i * part / 512)) "$URL/1" $((i * part / 512)) \
-					$((part / 512)) >"$W/par8-$i.stats" 2>&1 || log "copy $i failed"
-			fi
-		done
-		[ "$mode" = serial ] || wait "${pids[@]}" || log "a parallel copy failed"
-		t1=$EPOCHREALTIME
-		sync
-		ok=$(verify "$W/$store/A.img" 0 "$W/$store/B.img" 0 "$S")
-		echo "par8_$mode,$path,$S,$(secs "$t0" "$t1"),$(secs "$t1" "$EPOCHREALTIME"),8,,,,,$ok" \
-			>>"$OUT/async.csv"
-		tail -1 "$OUT/async.csv" >&2
-	done
-	echo "par8_inflight_max,$path,,,,$(pstat "$LU_B" inflight_max)/$(pstat "$LU_A" inflight_max),,,,," \
+	for mode in parallel serial; do par8_once "$mode" "$path" "$store"; done
+	echo "par8_inflight_max,$path,,,,$(pstat "$LU_B" inflight_max)/$(pstat "$LU_A" inflight_max),,,,,,,,,,," \
 		>>"$OUT/async.csv"
 	lab_teardown >/dev/null
 }
@@ -563,6 +620,7 @@ if want async; then
 	storelimit nr
 	want rows || cfrrow nr
 	storelimit nr 4194304
+	storelimit8 nr
 	par8 cfr user nr ""
 	lat4m cfr user nr ""
 	lat4m lio fileio nr ""
