@@ -366,7 +366,7 @@ cpu_pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
 		split(a, x, " "); split(b, y, " "); t = 0
 		for (i = 1; i <= 4; i++) { d[i] = y[i] - x[i]; t += d[i] }
-		for (i = 1; i <= 4; i++) printf "%s%.1f", i > 1 ? "," : "", t > 0 ? 100 * d[i] / t : 0
+		for (i = 1; i <= 4; i++) printf "%s%.1f", (i > 1 ? "," : ""), (t > 0 ? 100 * d[i] / t : 0)
 	}'
 }
 # storelimit STORE [CHUNK]: the store's own copy_file_range of LAT_SIZE bytes
