@@ -202,11 +202,11 @@ xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
 {
 	struct xt_job *job;
 	bool known = true, have;
-	uint64_t digest = 0;
+	struct xt_nexus_set sessions;
 
-	have = xt_held_digest(lu, &digest);   /* configfs walk, outside the lock */
+	have = xt_held_sessions(lu, &sessions);   /* configfs walk, outside the lock */
 	pthread_mutex_lock(&lu->as.lock);
-	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
+	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
 	job = job_find(lu, true, id);
 	if (job != NULL) {
 		/* SPC-4 6.19.3: running, the EXTENDED COPY still waiting: foreground */
@@ -373,13 +373,13 @@ static struct xt_job *
 job_claim(struct xcm_lu *lu, uint64_t token)
 {
 	struct xt_job *job;
-	uint64_t digest = 0;
+	struct xt_nexus_set sessions;
 	bool have;
 
 	/* configfs walk here on the worker, not on the command thread (nexus.c) */
-	have = xt_held_digest(lu, &digest);
+	have = xt_held_sessions(lu, &sessions);
 	pthread_mutex_lock(&lu->as.lock);
-	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
+	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
 	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
 	}
 	if (job == NULL || job->state != XT_JOB_QUEUED) {
@@ -471,12 +471,12 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 	struct xcm_copy_status cs;
 	struct xt_job *job;
 	enum xcm_status st;
-	uint64_t digest = 0;
+	struct xt_nexus_set sessions;
 	bool have;
 
-	have = xt_held_digest(lu, &digest);   /* configfs walk, outside the lock */
+	have = xt_held_sessions(lu, &sessions);   /* configfs walk, outside the lock */
 	pthread_mutex_lock(&lu->as.lock);
-	xt_held_apply(lu, have, digest);   /* the LU's sessions changed: held results go */
+	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
 		job = job_find(lu, false, req->list_id);
 		if (job != NULL) {

@@ -1,26 +1,44 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Held results scoped as close to the I_T nexus as TCMU allows
- * (target/README.md "Held results and sessions").
+ * The sessions that can reach a LU, as a set (target/README.md "Held results
+ * and sessions"); held.c uses it to scope held results.
  *
- * SPC-4 keeps the results of an EXTENDED COPY for the I_T nexus that sent
- * it and discards them when that nexus is lost. The TCMU ring carries no
- * nexus, so the plugin cannot tell which session sent a command; what it can
- * see is the set of sessions that can reach the LU, in LIO's configfs. A
- * digest of that set is taken before every EXTENDED COPY and RECEIVE COPY
- * RESULTS; when it differs from the last one, the LU's completed held
- * results are discarded. Per TPG with a LUN linked to the LU:
- *   - the TPG's path, and its nexus file (tcm_loop, vhost, xen-scsiback:
- *     the one initiator port of the TPG);
- *   - iSCSI: the target's login and logout counters (fabric_statistics:
- *     every session that begins or ends on the target IQN, including demo
- *     mode sessions, which configfs does not list with an identity), the
- *     TPG's dynamic_sessions (initiator names of demo-mode sessions), and for
- *     each node ACL mapping the LU the "LIO Session ID" line of its info
- *     (session id, ISID and TSIH of the ACL's current session).
- * A completed record also ages out after a bounded lifetime, for what the
- * digest cannot see (fabrics without session information, a tcm_loop nexus
- * removed and re-created with the same name between two commands).
+ * SPC-4 keeps the results of an EXTENDED COPY (the list identifier, COPY
+ * STATUS and FAILED SEGMENT DETAILS of RECEIVE COPY RESULTS, 6.18) for the
+ * I_T nexus that sent it, and discards them when that nexus is lost; another
+ * I_T nexus never sees them. The TCMU ring carries no nexus, so the plugin
+ * cannot tell which session sent a command; what it can see is which
+ * sessions can reach the LU, in LIO's configfs. This file reads that as a set
+ * of 64-bit element hashes, one element per session identity. Per TPG with a
+ * LUN linked to the LU:
+ *   - the TPG itself (a new export is a new way in);
+ *   - its nexus file, when not empty (tcm_loop, vhost, xen-scsiback: the one
+ *     initiator port of the TPG);
+ *   - iSCSI: each line of dynamic_sessions (initiator names of demo-mode
+ *     sessions); for each node ACL mapping the LU, the "LIO Session ID" line
+ *     of its info (session id, ISID and TSIH of the ACL's current session);
+ *     and the value of the target IQN's login counter
+ *     (fabric_statistics/iscsi_login_stats/accepts), which changes exactly
+ *     when a session arrives on the IQN, demo mode included, even when its
+ *     initiator name is already listed.
+ *
+ * Rule (held.c): completed held results are discarded when the new set has an
+ * element the previous one did not — a session arrived, or one was replaced
+ * (left and another arrived). When sessions only left, the results stay.
+ * Why this is the SPC-4-compatible choice without a nexus: a result must
+ * never reach an I_T nexus other than its sender's, and every new nexus shows
+ * up as a new element, so a new nexus never sees results held before it
+ * arrived. Keeping results after a departure means the results of a departed
+ * sender may outlive it until the next arrival or XT_HELD_LIFETIME_MS, which
+ * no initiator can observe (the sender is gone; the ones still logged in were
+ * there when the copy ran, the limit stated in target/README.md). Discarding
+ * on departures instead lost the results of the session that was still
+ * asking for them when another one logged out in between (libiscsi's
+ * iscsi-test-cu: its probe session's logout).
+ *
+ * The set is bounded (XT_NEXUS_MAX elements). Past the bound it is marked
+ * overflowed and only an order-independent sum of all elements is compared:
+ * any change discards, as before the set rule.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -37,192 +55,214 @@
 #define FNV_PRIME UINT64_C(0x100000001b3)
 #define NEXUS_FILE_MAX 65536      /* bytes of one configfs file looked at */
 
-static void
-fnv(uint64_t *h, const void *p, size_t n)
+static uint64_t
+fnv(uint64_t h, const char *s)
 {
-	const uint8_t *b = p;
-	size_t i;
+	const uint8_t *b = (const uint8_t *)s;
+	size_t i, n = strlen(s) + 1;   /* the NUL separates the parts */
 
 	for (i = 0; i < n; i++) {
-		*h = (*h ^ b[i]) * FNV_PRIME;
+		h = (h ^ b[i]) * FNV_PRIME;
 	}
+	return h;
 }
 
-static void
-fnv_str(uint64_t *h, const char *s)
+/* The element of (kind, where, what): kind tells the sources apart. */
+static uint64_t
+element(const char *kind, const char *where, const char *what)
 {
-	fnv(h, s, strlen(s) + 1);
+	return fnv(fnv(fnv(FNV_OFFSET, kind), where), what);
 }
 
-/*
- * Hash the file dir/name into h (its absence too). With prefix, only the
- * lines that start with it (counters and state lines around them change
- * with every command).
- */
-static void
-hash_file(uint64_t *h, const char *dir, const char *name, const char *prefix)
+/* A bijective mixer (splitmix64's finaliser) for the order-independent sum. */
+static uint64_t
+mix(uint64_t x)
 {
-	char p[PATH_MAX], *buf, *line, *save = NULL;
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+void
+xt_nexus_set_init(struct xt_nexus_set *s)
+{
+	s->n = 0;
+	s->overflow = false;
+	s->sum = 0;
+}
+
+void
+xt_nexus_set_add(struct xt_nexus_set *s, uint64_t h)
+{
+	uint32_t lo = 0, hi = s->n, mid;
+
+	s->sum += mix(h);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->el[mid] < h) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo < s->n && s->el[lo] == h) {
+		return;   /* already there (the same initiator listed twice) */
+	}
+	if (s->n == XT_NEXUS_MAX) {
+		s->overflow = true;
+		return;
+	}
+	memmove(&s->el[lo + 1], &s->el[lo], (s->n - lo) * sizeof(s->el[0]));
+	s->el[lo] = h;
+	s->n++;
+}
+
+bool
+xt_nexus_arrived(const struct xt_nexus_set *old, const struct xt_nexus_set *now)
+{
+	uint32_t i = 0, j;
+
+	if (old->overflow || now->overflow) {
+		return old->overflow != now->overflow || old->sum != now->sum;
+	}
+	/* both sorted: is some element of now missing from old? */
+	for (j = 0; j < now->n; j++) {
+		while (i < old->n && old->el[i] < now->el[j]) {
+			i++;
+		}
+		if (i == old->n || old->el[i] != now->el[j]) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* dir/name into a malloc'd NUL-terminated buffer (the first NEXUS_FILE_MAX bytes); NULL if absent. */
+static char *
+read_small(const char *dir, const char *name)
+{
+	char p[PATH_MAX], *buf;
 	ssize_t n, got = 0;
 	int fd;
 
-	fnv_str(h, name);
 	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p) ||
 	    (fd = open(p, O_RDONLY | O_CLOEXEC)) < 0) {
-		fnv_str(h, "-absent-");
-		return;
+		return NULL;
 	}
 	buf = malloc(NEXUS_FILE_MAX + 1);
-	if (buf == NULL) {
-		close(fd);
-		fnv_str(h, "-nomem-");
-		return;
-	}
-	while (got < NEXUS_FILE_MAX && (n = read(fd, buf + got, NEXUS_FILE_MAX - got)) > 0) {
-		got += n;
+	if (buf != NULL) {
+		while (got < NEXUS_FILE_MAX &&
+		       (n = read(fd, buf + got, NEXUS_FILE_MAX - got)) > 0) {
+			got += n;
+		}
+		buf[got] = '\0';
 	}
 	close(fd);
-	buf[got] = '\0';
-	if (prefix == NULL) {
-		fnv(h, buf, (size_t)got);
-	} else {
-		for (line = strtok_r(buf, "\n", &save); line != NULL;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (strncmp(line, prefix, strlen(prefix)) == 0) {
-				fnv_str(h, line);
-			}
+	return buf;
+}
+
+/*
+ * One element per non-blank line of dir/name (with prefix: only the lines
+ * that start with it; counters and state lines around them change with
+ * every command), tagged kind and where.
+ */
+static void
+add_lines(struct xt_nexus_set *s, const char *kind, const char *where, const char *dir,
+	  const char *name, const char *prefix)
+{
+	char *buf = read_small(dir, name), *line, *save = NULL;
+
+	if (buf == NULL) {
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		if (line[strspn(line, " \t\r")] == '\0' ||
+		    (prefix != NULL && strncmp(line, prefix, strlen(prefix)) != 0)) {
+			continue;
 		}
+		xt_nexus_set_add(s, element(kind, where, line));
 	}
 	free(buf);
 }
 
-/* The digest of one TPG that exports so (wwn: its fabric WWN directory). */
-static uint64_t
-tpg_digest(const char *wwn, const char *tpg, const char *so)
+/* The elements of one TPG that exports so (wwn: its fabric WWN directory). */
+static void
+tpg_sessions(struct xt_nexus_set *s, const char *wwn, const char *tpg, const char *so)
 {
 	char acls[PATH_MAX], acl[PATH_MAX];
 	struct dirent *de;
-	uint64_t h = FNV_OFFSET;
 	DIR *d;
 
-	fnv_str(&h, tpg);
-	hash_file(&h, tpg, "nexus", NULL);
-	hash_file(&h, tpg, "dynamic_sessions", NULL);
-	hash_file(&h, wwn, "fabric_statistics/iscsi_login_stats/accepts", NULL);
-	hash_file(&h, wwn, "fabric_statistics/iscsi_logout_stats/normal_logouts", NULL);
-	hash_file(&h, wwn, "fabric_statistics/iscsi_logout_stats/abnormal_logouts", NULL);
+	xt_nexus_set_add(s, element("tpg", tpg, ""));
+	add_lines(s, "nexus", tpg, tpg, "nexus", NULL);
+	add_lines(s, "dynamic", tpg, tpg, "dynamic_sessions", NULL);
+	add_lines(s, "accepts", wwn, wwn, "fabric_statistics/iscsi_login_stats/accepts", NULL);
 	if (snprintf(acls, sizeof(acls), "%s/acls", tpg) >= (int)sizeof(acls) ||
 	    (d = opendir(acls)) == NULL) {
-		return h;
+		return;
 	}
-	/* readdir order is not promised: combine the ACLs order-independently */
 	while ((de = readdir(d)) != NULL) {
-		uint64_t ha = FNV_OFFSET;
-
 		if (de->d_name[0] == '.' ||
 		    snprintf(acl, sizeof(acl), "%s/%s", acls, de->d_name) >= (int)sizeof(acl) ||
 		    !xt_acl_maps(acl, so)) {
 			continue;
 		}
-		fnv_str(&ha, de->d_name);
-		hash_file(&ha, acl, "info", "LIO Session ID");
-		h += ha * FNV_PRIME;
+		add_lines(s, "acl", acl, acl, "info", "LIO Session ID");
 	}
 	closedir(d);
-	return h;
+}
+
+/* Every TPG under the fabric WWN directory wwn that exports so. */
+static void
+wwn_sessions(struct xt_nexus_set *s, const char *wwn, const char *so)
+{
+	char tpg[PATH_MAX];
+	struct dirent *t;
+	DIR *dt;
+
+	if ((dt = opendir(wwn)) == NULL) {
+		return;
+	}
+	while ((t = readdir(dt)) != NULL) {
+		if (strncmp(t->d_name, "tpgt_", 5) != 0 ||
+		    snprintf(tpg, sizeof(tpg), "%s/%s", wwn, t->d_name) >= (int)sizeof(tpg) ||
+		    !xt_tpg_exports(tpg, so)) {
+			continue;
+		}
+		tpg_sessions(s, wwn, tpg, so);
+	}
+	closedir(dt);
 }
 
 int
-xt_nexus_digest(const char *root, const char *so_path, uint64_t *out)
+xt_nexus_sessions(const char *root, const char *so_path, struct xt_nexus_set *s)
 {
-	char so[PATH_MAX], fab[PATH_MAX], wwn[PATH_MAX], tpg[PATH_MAX], rroot[PATH_MAX];
-	struct dirent *f, *w, *t;
-	DIR *df, *dw, *dt;
-	uint64_t sum = 0, ntpg = 0;
+	char so[PATH_MAX], fab[PATH_MAX], wwn[PATH_MAX], rroot[PATH_MAX];
+	struct dirent *f, *w;
+	DIR *df, *dw;
 
+	xt_nexus_set_init(s);
 	/* the real root: xt_tpg_exports compares link targets with so as text */
 	if (realpath(so_path, so) == NULL || realpath(root, rroot) == NULL) {
 		return -errno;
 	}
-	root = rroot;
-	if ((df = opendir(root)) == NULL) {
+	if ((df = opendir(rroot)) == NULL) {
 		return -errno;
 	}
 	while ((f = readdir(df)) != NULL) {
 		if (f->d_name[0] == '.' || strcmp(f->d_name, "core") == 0 ||
-		    snprintf(fab, sizeof(fab), "%s/%s", root, f->d_name) >= (int)sizeof(fab) ||
+		    snprintf(fab, sizeof(fab), "%s/%s", rroot, f->d_name) >= (int)sizeof(fab) ||
 		    (dw = opendir(fab)) == NULL) {
 			continue;
 		}
 		while ((w = readdir(dw)) != NULL) {
-			if (w->d_name[0] == '.' ||
-			    snprintf(wwn, sizeof(wwn), "%s/%s", fab, w->d_name) >= (int)sizeof(wwn) ||
-			    (dt = opendir(wwn)) == NULL) {
-				continue;
+			if (w->d_name[0] != '.' &&
+			    snprintf(wwn, sizeof(wwn), "%s/%s", fab, w->d_name) < (int)sizeof(wwn)) {
+				wwn_sessions(s, wwn, so);
 			}
-			while ((t = readdir(dt)) != NULL) {
-				if (strncmp(t->d_name, "tpgt_", 5) != 0 ||
-				    snprintf(tpg, sizeof(tpg), "%s/%s", wwn, t->d_name) >=
-					    (int)sizeof(tpg) ||
-				    !xt_tpg_exports(tpg, so)) {
-					continue;
-				}
-				/* order-independent: the sum of mixed per-TPG digests */
-				sum += tpg_digest(wwn, tpg, so) * FNV_PRIME + 1;
-				ntpg++;
-			}
-			closedir(dt);
 		}
 		closedir(dw);
 	}
 	closedir(df);
-	*out = sum ^ (ntpg << 56);
 	return 0;
-}
-
-static uint64_t
-store_clock(void *arg)
-{
-	return xt_now_ms();
-}
-
-void
-xt_held_init(struct xcm_lu *lu)
-{
-	xcm_store_set_clock(lu->store, store_clock, NULL);
-	lu->nexus_known = false;
-}
-
-bool
-xt_held_digest(const struct xcm_lu *lu, uint64_t *d)
-{
-	return lu->cfs_path[0] != '\0' && xt_nexus_digest(xt_configfs_root(), lu->cfs_path, d) == 0;
-}
-
-void
-xt_held_apply(struct xcm_lu *lu, bool have, uint64_t d)
-{
-	uint32_t gone = 0, aged;
-
-	if (have) {
-		if (lu->nexus_known && d != lu->nexus_digest) {
-			gone = xcm_store_discard(lu->store);
-			if (gone > 0) {
-				tcmu_dev_info(lu->dev, "xcopy: held results of %u list(s) discarded: "
-					      "the sessions that can reach the LU changed\n", gone);
-			}
-		}
-		lu->nexus_digest = d;
-		lu->nexus_known = true;
-	}
-	aged = xcm_store_expire(lu->store, XT_HELD_LIFETIME_MS);
-	if (aged > 0) {
-		tcmu_dev_dbg(lu->dev, "xcopy: held results of %u list(s) expired\n", aged);
-	}
-	if (gone + aged > 0) {
-		pthread_mutex_lock(&lu->stats_lock);
-		lu->stats.held_discarded += gone;
-		lu->stats.held_expired += aged;
-		pthread_mutex_unlock(&lu->stats_lock);
-	}
 }

@@ -121,11 +121,26 @@ bool xt_acl_maps(const char *acl, const char *so);
 #define XT_HELD_LIFETIME_MS (300u * 1000u)
 
 /*
- * A digest of what configfs shows about the sessions that can reach the
- * storage object at so_path (every TPG exporting it: nexus, iSCSI login and
- * logout counters, demo-mode session names, ACL session ids). 0 or -errno.
+ * The sessions that can reach a LU as configfs shows them (nexus.c): a sorted
+ * set of 64-bit hashes, one per session identity (per TPG exporting the LU:
+ * the TPG, its tcm_loop nexus, each demo-mode session line, each mapping
+ * ACL's current session id, the iSCSI login counter's value). At most
+ * XT_NEXUS_MAX elements; past that, overflow is set and only sum (of all
+ * elements, order-independent) is compared.
  */
-int xt_nexus_digest(const char *root, const char *so_path, uint64_t *out);
+#define XT_NEXUS_MAX 256
+struct xt_nexus_set {
+	uint32_t n;
+	bool overflow;
+	uint64_t sum;
+	uint64_t el[XT_NEXUS_MAX];        /* ascending, no duplicates */
+};
+void xt_nexus_set_init(struct xt_nexus_set *s);
+void xt_nexus_set_add(struct xt_nexus_set *s, uint64_t h);
+/* Has now an element old has not (a session arrived)? Overflowed: any change. */
+bool xt_nexus_arrived(const struct xt_nexus_set *old, const struct xt_nexus_set *now);
+/* The set of the storage object at so_path under configfs root. 0 or -errno. */
+int xt_nexus_sessions(const char *root, const char *so_path, struct xt_nexus_set *s);
 
 /* ------------------------------------------------------------------------ */
 /* LUs and the engine backend (backend.c, copy.c)                             */
@@ -203,7 +218,7 @@ struct xcm_lu {
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
 	struct xt_async as;               /* jobs in flight + store (under as.lock) */
-	uint64_t nexus_digest;            /* xt_nexus_digest at the last 83h/84h command */
+	struct xt_nexus_set nexus;        /* xt_nexus_sessions at the last 83h/84h command */
 	bool nexus_known;                 /* (both under as.lock) */
 	struct xcm_store *store;
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
@@ -371,19 +386,19 @@ int xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len);
  */
 int xt_sbc_check(const uint8_t *cdb, uint8_t *sense, size_t cap);
 
-/* nexus.c: set the store's clock (at open). */
+/* held.c: set the store's clock (at open). */
 void xt_held_init(struct xcm_lu *lu);
 /*
  * Before a RECEIVE COPY RESULTS is answered and before an EXTENDED COPY
- * runs: discard the LU's completed held results if the sessions that can
- * reach it changed since the last such command, and those older than
- * XT_HELD_LIFETIME_MS. xt_held_digest walks configfs (slow: call it without
- * locks, and for EXTENDED COPY on the worker, never on the LU's command
- * thread where READs wait behind it); false if it cannot tell.
- * xt_held_apply: caller holds lu->as.lock.
+ * runs: discard the LU's completed held results if a session arrived at it
+ * since the last such command (not when sessions only left: nexus.c), and
+ * those older than XT_HELD_LIFETIME_MS. xt_held_sessions walks configfs
+ * (slow: call it without locks, and for EXTENDED COPY on the worker, never
+ * on the LU's command thread where READs wait behind it); false if it cannot
+ * tell. xt_held_apply: caller holds lu->as.lock.
  */
-bool xt_held_digest(const struct xcm_lu *lu, uint64_t *d);
-void xt_held_apply(struct xcm_lu *lu, bool have, uint64_t d);
+bool xt_held_sessions(const struct xcm_lu *lu, struct xt_nexus_set *s);
+void xt_held_apply(struct xcm_lu *lu, bool have, const struct xt_nexus_set *s);
 
 /*
  * The LU's state for the command table (access.c): mode from the cfgstring,

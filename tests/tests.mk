@@ -8,7 +8,7 @@ $(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/target -I$(
 UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
 # target/ modules with unit suites of their own (tests/unit/test_target_*.c);
 # tests/unit/target_stubs.c stands in for the runner's log functions
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o)
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o nexus.o)
 # common/: the OS helpers (tests/unit/test_common_*.c)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 

@@ -184,23 +184,39 @@ held_copy(uint8_t id)
 #define ISCSI_WWN "cfs/iscsi/iqn.2003-01.org.test:t1"
 #define SID_LINE(n) "InitiatorName: " INIT1 "\nLIO Session ID: " #n "   ISID: 0x80 12 34 56 78 9a  TSIH: " #n "\n"
 
-/* Held results are discarded when configfs shows other sessions for the LU. */
+#define ACCEPTS ISCSI_WWN "/fabric_statistics/iscsi_login_stats/accepts"
+
+/*
+ * Held results are discarded when configfs shows a session that can reach
+ * the LU and was not there at the last 83h/84h command; kept when sessions
+ * only left (target/nexus.c).
+ */
 void
 test_held_scope(void)
 {
-	uint64_t d0 = stat_of("lu_a", "held_discarded");
+	uint64_t d0;
 
+	cfs_reset();
+	cfs_lun(LOOP, 0, "user_1/lu_a");
+	cfs_lun(LOOP, 1, "user_2/lu_b");
+	held_copy(8);                             /* the LU takes note of this set */
+	d0 = stat_of("lu_a", "held_discarded");
 	/* tcm_loop: the nexus (initiator port) of a TPG exporting A */
 	put_file(LOOP "/nexus", "naa.5001405bbbbbbbbb\n");
+	CHECK(!held_known(8));                    /* a nexus was created: discarded */
 	held_copy(9);
 	CHECK(held_known(9));
 	CHECK(held_known(9));                     /* nothing changed: still there */
+	put_file(LOOP "/nexus", "");
+	CHECK(held_known(9));                     /* the nexus left: kept */
 	put_file(LOOP "/nexus", "naa.5001405ccccccccc\n");
-	CHECK(!held_known(9));                    /* another nexus: discarded */
+	CHECK(!held_known(9));                    /* a new nexus: discarded */
 	held_copy(9);                             /* the id is usable again at once */
 	/* the stats file is rewritten by a command that succeeds (the copy, not the refused RCR) */
-	CHECK(stat_of("lu_a", "held_discarded") == d0 + 1);
+	CHECK(stat_of("lu_a", "held_discarded") == d0 + 2);
 	CHECK(held_known(9));
+	put_file(LOOP "/nexus", "naa.5001405ddddddddd\n");
+	CHECK(!held_known(9));                    /* replaced (left and arrived): discarded */
 
 	/* iSCSI with an ACL mapping A: its session id; other lines may change */
 	cfs_lun(ISCSI, 0, "user_1/lu_a");
@@ -209,25 +225,37 @@ test_held_scope(void)
 	held_copy(10);
 	put_file(ISCSI "/acls/" INIT1 "/info", SID_LINE(1) " 0x00000020   0x00000021\n");
 	CHECK(held_known(10));                    /* same session, new CmdSN: kept */
+	put_file(ISCSI "/acls/" INIT1 "/info", "No active iSCSI Session for Initiator Endpoint\n");
+	CHECK(held_known(10));                    /* logged out: kept */
 	put_file(ISCSI "/acls/" INIT1 "/info", SID_LINE(2) " 0x00000001   0x00000002\n");
 	CHECK(!held_known(10));                   /* a new session of init1 */
 
-	/* iSCSI demo mode: the target's login / logout counters */
+	/*
+	 * iSCSI demo mode, as libiscsi's iscsi-test-cu does it: a probe session
+	 * and the test session of one initiator name; the probe's logout ends
+	 * between the test's EXTENDED COPY and its RECEIVE COPY RESULTS.
+	 */
 	mkdirs(ISCSI_WWN "/fabric_statistics/iscsi_login_stats");
-	put_file(ISCSI_WWN "/fabric_statistics/iscsi_login_stats/accepts", "3\n");
-	held_copy(11);
-	CHECK(held_known(11));
-	put_file(ISCSI_WWN "/fabric_statistics/iscsi_login_stats/accepts", "4\n");
-	CHECK(!held_known(11));
-	held_copy(11);
 	mkdirs(ISCSI_WWN "/fabric_statistics/iscsi_logout_stats");
+	put_file(ACCEPTS, "3\n");
+	put_file(ISCSI "/dynamic_sessions", INIT1 "\n" INIT1 "\n");
+	held_copy(11);
+	put_file(ISCSI "/dynamic_sessions", INIT1 "\n");
 	put_file(ISCSI_WWN "/fabric_statistics/iscsi_logout_stats/normal_logouts", "1\n");
-	CHECK(!held_known(11));
-	/* a TPG that stops exporting A changes the set too */
+	CHECK(held_known(11));                    /* the probe left: kept */
+	put_file(ACCEPTS, "4\n");
+	CHECK(!held_known(11));                   /* a login, same initiator name: discarded */
+	held_copy(11);
+	put_file(ISCSI "/dynamic_sessions", INIT1 "\niqn.1994-05.com.example:init9\n");
+	CHECK(!held_known(11));                   /* a new demo-mode session */
+	/* a TPG that stops exporting A: kept; one that starts: discarded */
 	held_copy(12);
 	unlink_rel(ISCSI "/lun/lun_0/lu_a");
+	CHECK(held_known(12));
+	cfs_lun(ISCSI, 0, "user_1/lu_a");
 	CHECK(!held_known(12));
-	CHECK(stat_of("lu_a", "held_discarded") >= d0 + 5);
+	held_copy(12);
+	CHECK(stat_of("lu_a", "held_discarded") == d0 + 7);
 	cfs_reset();
 	cfs_lun(LOOP, 0, "user_1/lu_a");
 	cfs_lun(LOOP, 1, "user_2/lu_b");
