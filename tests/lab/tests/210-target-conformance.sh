@@ -21,8 +21,8 @@ mkdir -p "$W" "$OUT"
 rm -f "$OUT"/*.txt "$OUT/summary.tsv"
 printf 'transport\tsuite\ttotal\tran\tpassed\tfailed\tseconds\n' >"$OUT/summary.tsv"
 
-# One fresh LU per suite and transport. (Held results of a session that
-# ended are discarded when the next one asks, see 250-target-sessions; over
+# One fresh LU per suite and transport. (Held results of earlier sessions
+# are discarded when a new session arrives, see 250-target-sessions; over
 # tcm_loop both suites would share one I_T nexus, where SPC-4 keeps them.)
 for i in 0 1 2 3 4; do truncate -s 128M "$W/x$i.img"; done
 # the cfgstring option separator ('?', '&') must reach the handler intact
@@ -66,7 +66,6 @@ declare -A XT_KNOWN=(
 	[Inquiry.AllocLength]="TCMU data-in length: libtcmu 1.5.4 never sets TCMU_UFLAG_READ_LEN, so the kernel returns the whole allocation length (511 vs 512 bytes differ in size)"
 	[Inquiry.BlockLimits]="TCMU data-in length (as Inquiry.AllocLength): 255 bytes arrive for a 64-byte VPD B0h page (page length 3Ch is right)"
 	[Reserve6.Logout]="kernel SPC-2 RESERVE emulation (TCMU and fileio alike): the reservation of the logged-out session is not always released before the next login; fails or passes from run to run on both targets"
-	[ReceiveCopyResults.CopyStatus]="held results dropped when the LU's sessions change (target/README.md, Held results): iscsi-test-cu's probe session still logging out at the EXTENDED COPY, gone at the RECEIVE COPY RESULTS; passes from run to run (the suite alone is retried once above); LIO fileio fails it too"
 	[Reserve6.ITNexusLoss]="follows Reserve6.Logout's leftover reservation (kernel, both targets)"
 )
 XT_FAMILY_MIN=${XT_FAMILY_MIN:-195}
