@@ -62,9 +62,10 @@ xcm_store_set_clock(struct xcm_store *s, uint64_t (*now_ms)(void *arg), void *ar
 
 /*
  * SPC-4 (held data): results are kept for the I_T nexus that ran the list
- * and discarded when that nexus is lost. The caller tells us when the set of
- * nexuses that can reach the LU changed; lists still running keep their
- * records (their EXTENDED COPY has not completed to anyone yet).
+ * and discarded when that nexus is lost. The caller decides when (the
+ * plugin: when a nexus it had not seen can reach the LU, target/held.c);
+ * lists still running keep their records (their EXTENDED COPY has not
+ * completed to anyone yet).
  */
 uint32_t
 xcm_store_discard(struct xcm_store *s)
