@@ -6,9 +6,15 @@
 #include <string>
 #include <vector>
 
+#include <time.h>
+
 #include <rados/librados.hpp>
 
 #include "rados_copy.h"
+
+extern "C" {
+#include "rbd_store.h"   // xt_rbd_deadline, xt_rbd_now_ms
+}
 
 namespace {
 
@@ -17,12 +23,27 @@ struct slot {
 	size_t item = 0;
 };
 
-// Wait for the operation in s, store its result, free the completion.
+// Wait for the operation in s, store its result, free the completion. Past
+// the thread's copy deadline (xt_rbd_deadline_set) the operation is
+// cancelled (librados then completes it with ECANCELED and never resends
+// it) and its result is ETIMEDOUT.
 void
-reap(slot &s, struct xt_rados_copy_item *items)
+reap(librados::IoCtx &dst, slot &s, struct xt_rados_copy_item *items)
 {
+	const struct timespec tick = { 0, 2000000 };
+	uint64_t dl = xt_rbd_deadline();
+	bool late = false;
+
+	while (dl != 0 && !s.c->is_complete()) {
+		if (xt_rbd_now_ms() >= dl) {
+			dst.aio_cancel(s.c);
+			late = true;
+			break;
+		}
+		nanosleep(&tick, nullptr);
+	}
 	s.c->wait_for_complete();
-	items[s.item].rc = s.c->get_return_value();
+	items[s.item].rc = late ? -ETIMEDOUT : s.c->get_return_value();
 	s.c->release();
 	s.c = nullptr;
 }
@@ -60,13 +81,14 @@ xt_rados_copy_from(rados_ioctx_t dst_io, rados_ioctx_t src_io,
 		return -EINVAL;
 	}
 	std::vector<slot> win;
+	librados::IoCtx dst, src;
+	uint64_t dl = xt_rbd_deadline();
 	int rc = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		items[i].rc = -ECANCELED;
 	}
 	try {
-		librados::IoCtx dst, src;
 		librados::IoCtx::from_rados_ioctx_t(dst_io, dst);
 		librados::IoCtx::from_rados_ioctx_t(src_io, src);
 		win.resize(inflight);
@@ -75,7 +97,11 @@ xt_rados_copy_from(rados_ioctx_t dst_io, rados_ioctx_t src_io,
 		for (size_t i = 0; i < n; i++) {
 			slot &s = win[next];
 			if (s.c != nullptr) {
-				reap(s, items);
+				reap(dst, s, items);
+			}
+			if (dl != 0 && xt_rbd_now_ms() >= dl) {
+				rc = -ETIMEDOUT;   // the rest stays -ECANCELED: never issued
+				break;
 			}
 			issue(dst, src, s, items, i);
 			next = (next + 1) % inflight;
@@ -88,7 +114,7 @@ xt_rados_copy_from(rados_ioctx_t dst_io, rados_ioctx_t src_io,
 	// what was issued completes before the caller's buffers go away
 	for (slot &s : win) {
 		if (s.c != nullptr) {
-			reap(s, items);
+			reap(dst, s, items);
 		}
 	}
 	return rc;

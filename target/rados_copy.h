@@ -25,9 +25,10 @@ struct xt_rados_copy_item {
 /*
  * Copy items[i].src_oid (in src_io) over items[i].dst_oid (in dst_io) for
  * each of the n items, at most inflight (>= 1) operations at once. Each
- * item's result is in its rc (-ECANCELED: never issued). Returns 0, or
- * -EINVAL / -ENOMEM / -EIO when it stopped early; every issued operation
- * has completed when it returns.
+ * item's result is in its rc (-ECANCELED: never issued; -ETIMEDOUT:
+ * cancelled at the calling thread's copy deadline, xt_rbd_deadline_set).
+ * Returns 0, or -EINVAL / -ENOMEM / -EIO / -ETIMEDOUT (deadline) when it
+ * stopped early; every issued operation has completed when it returns.
  */
 int xt_rados_copy_from(rados_ioctx_t dst_io, rados_ioctx_t src_io,
 		       struct xt_rados_copy_item *items, size_t n,

@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rados/librados.h>
@@ -16,6 +18,86 @@
 #include "rbd_store.h"
 #include "rbd_store_int.h"
 #include "xos.h"
+
+/* ---- time bounds (target/README.md, "RBD: failure bounds") ---------------- */
+
+uint32_t
+xt_rbd_op_timeout_for(uint32_t cmd_time_out_s)
+{
+	/*
+	 * The copy manager stops between chunks at cmd_time_out minus a
+	 * reserve of 20 % of it, at least 1 s (half of it below 2 s), at most
+	 * 5 s (engine: xcm_deadline_for_timeout). One librados operation
+	 * started just before that deadline must still end inside the
+	 * reserve: 1 s less than the reserve in whole seconds (the option's
+	 * unit), at least 1 s. cmd_time_out 30 s (TCMU's default): 4 s.
+	 */
+	uint32_t t = cmd_time_out_s ? cmd_time_out_s : XT_RBD_CMD_TIME_OUT_DEFAULT;
+	uint64_t ms = (uint64_t)t * 1000, reserve = ms / 5, floor = ms / 2, secs;
+
+	floor = floor > 1000 ? 1000 : floor;
+	reserve = reserve < floor ? floor : reserve;
+	reserve = reserve > 5000 ? 5000 : reserve;
+	secs = reserve / 1000;
+	return secs > 2 ? (uint32_t)secs - 1 : 1;
+}
+
+/*
+ * rados_osd_op_timeout: every OSD operation of the handle (librbd's object
+ * reads/writes, header and lock operations, copy-from) fails with ETIMEDOUT
+ * after it; rados_mon_op_timeout: the same for monitor commands. Both are
+ * read again by librados' Objecter when changed on a connected handle.
+ */
+static int
+op_timeout_conf(rados_t cl, uint32_t secs)
+{
+	char v[16];
+	int rc;
+
+	snprintf(v, sizeof(v), "%u", secs);
+	rc = rados_conf_set(cl, "rados_osd_op_timeout", v);
+	return rc < 0 ? rc : rados_conf_set(cl, "rados_mon_op_timeout", v);
+}
+
+int
+xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s)
+{
+	uint32_t secs = xt_rbd_op_timeout_for(cmd_time_out_s);
+	int rc;
+
+	if (r->op_timeout_s == secs) {
+		return 0;
+	}
+	rc = op_timeout_conf(r->cluster, secs);
+	if (rc == 0) {
+		r->op_timeout_s = secs;
+	}
+	return rc;
+}
+
+/* The deadline of the copy this thread runs (0: none). */
+static __thread uint64_t t_deadline_ms;
+
+void
+xt_rbd_deadline_set(uint64_t deadline_ms)
+{
+	t_deadline_ms = deadline_ms;
+}
+
+uint64_t
+xt_rbd_deadline(void)
+{
+	return t_deadline_ms;
+}
+
+uint64_t
+xt_rbd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 /*
  * Cluster handle: rbd_cache off, because rbd_copy.c writes objects behind
@@ -44,9 +126,13 @@ rbd_connect(const struct xt_rbd_cfg *cfg, rados_t *cl, char *why, size_t whylen)
 		goto fail;
 	}
 	rados_conf_set(*cl, "rbd_cache", "false");
+	/* connect and pool/image lookups: at open, not inside a SCSI command */
 	rados_conf_set(*cl, "client_mount_timeout", "30");
-	rados_conf_set(*cl, "rados_osd_op_timeout", "30");
-	rados_conf_set(*cl, "rados_mon_op_timeout", "30");
+	rc = op_timeout_conf(*cl, xt_rbd_op_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT));
+	if (rc < 0) {
+		xos_why_set(why, whylen, "rados_osd_op_timeout: %s", strerror(-rc));
+		goto fail;
+	}
 	rc = rados_connect(*cl);
 	if (rc < 0) {
 		xos_why_set(why, whylen, "cannot connect to the cluster of %s as client.%s: %s%s",
@@ -75,6 +161,7 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 		return -ENOMEM;
 	}
 	r->cfg = *cfg;
+	r->op_timeout_s = xt_rbd_op_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT);
 	rc = rbd_connect(cfg, &r->cluster, why, whylen);
 	if (rc < 0) {
 		free(r);
@@ -277,59 +364,177 @@ xt_rbd_aio_write_zeroes(struct xt_rbd *r, uint64_t off, uint64_t len,
 	AIO_SUBMIT(rbd_aio_write_zeroes(r->image, off, len, c_, 0, 0));
 }
 
-/* ---- synchronous forms ---------------------------------------------------- */
+/* ---- synchronous forms, bounded by the thread's copy deadline ------------ */
 
-static int64_t
-sync_wait(int rc, rbd_completion_t c)
-{
+/*
+ * One aio waited for by one thread. Past the deadline the waiter leaves and
+ * the completion callback frees the wait when the operation ends (its
+ * rados_osd_op_timeout ends it at the latest); data then goes through buf,
+ * owned by the wait, so the late operation never touches the caller's
+ * memory.
+ */
+struct bwait {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int done, orphan;
 	int64_t ret;
+	void *buf;
+};
 
-	if (rc < 0) {
-		rbd_aio_release(c);
-		return rc;
-	}
-	rbd_aio_wait_for_complete(c);
-	ret = rbd_aio_get_return_value(c);
-	rbd_aio_release(c);
-	return ret;
+static void
+bwait_free(struct bwait *w)
+{
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w->buf);
+	free(w);
 }
 
-#define SYNC_SUBMIT(call)                                               \
-	do {                                                            \
-		rbd_completion_t c_;                                    \
-		int rc_ = rbd_aio_create_completion(NULL, NULL, &c_);   \
-		if (rc_ < 0) {                                          \
-			return rc_;                                     \
-		}                                                       \
-		return sync_wait((call), c_);                           \
-	} while (0)
+static struct bwait *
+bwait_new(size_t buflen)
+{
+	struct bwait *w = calloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+
+	if (w == NULL || (buflen > 0 && (w->buf = malloc(buflen)) == NULL)) {
+		free(w);
+		return NULL;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return w;
+}
+
+static void
+bwait_done(rbd_completion_t c, void *p)
+{
+	struct bwait *w = p;
+	int64_t ret = rbd_aio_get_return_value(c);
+	int orphan;
+
+	rbd_aio_release(c);
+	pthread_mutex_lock(&w->lock);
+	w->ret = ret;
+	w->done = 1;
+	orphan = w->orphan;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (orphan) {
+		bwait_free(w);
+	}
+}
+
+/* 0 and *ret, or -ETIMEDOUT: the deadline passed first (w now belongs to bwait_done). */
+static int
+bwait_wait(struct bwait *w, uint64_t deadline_ms, int64_t *ret)
+{
+	struct timespec ts = { (time_t)(deadline_ms / 1000), (long)(deadline_ms % 1000) * 1000000 };
+	int rc = 0;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->done && rc != ETIMEDOUT) {
+		rc = deadline_ms == 0 ? pthread_cond_wait(&w->cond, &w->lock)
+				      : pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+	}
+	if (!w->done) {
+		w->orphan = 1;
+		pthread_mutex_unlock(&w->lock);
+		return -ETIMEDOUT;
+	}
+	*ret = w->ret;
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH, SYNC_ZERO };
+
+static int
+sync_submit(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *buf,
+	    rbd_completion_t c)
+{
+	switch (op) {
+	case SYNC_READ:
+		return rbd_aio_read(r->image, off, len, buf, c);
+	case SYNC_WRITE:
+		return rbd_aio_write(r->image, off, len, buf, c);
+	case SYNC_FLUSH:
+		return rbd_aio_flush(r->image, c);
+	default:
+		return rbd_aio_write_zeroes(r->image, off, len, c, 0, 0);
+	}
+}
+
+/*
+ * Submit op and wait for it, until the thread's deadline (xt_rbd_deadline_set)
+ * when one is set: then -ETIMEDOUT without waiting longer (and without
+ * submitting once it has passed). rbuf/wbuf: the caller's data (read, write).
+ */
+static int64_t
+sync_io(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *rbuf,
+	const void *wbuf)
+{
+	uint64_t dl = t_deadline_ms;
+	int data = op == SYNC_READ || op == SYNC_WRITE;
+	struct bwait *w;
+	rbd_completion_t c;
+	int64_t ret = 0;
+	int rc;
+
+	if (dl != 0 && xt_rbd_now_ms() >= dl) {
+		return -ETIMEDOUT;
+	}
+	w = bwait_new(dl != 0 && data ? (size_t)len : 0);
+	if (w == NULL) {
+		return -ENOMEM;
+	}
+	if (op == SYNC_WRITE && w->buf != NULL) {
+		memcpy(w->buf, wbuf, (size_t)len);
+	}
+	rc = rbd_aio_create_completion(w, bwait_done, &c);
+	if (rc < 0) {
+		bwait_free(w);
+		return rc;
+	}
+	rc = sync_submit(r, op, off, len, w->buf != NULL ? w->buf :
+			 op == SYNC_READ ? rbuf : (void *)(uintptr_t)wbuf, c);
+	if (rc < 0) {
+		rbd_aio_release(c);
+		bwait_free(w);
+		return rc;
+	}
+	if (bwait_wait(w, dl, &ret) < 0) {
+		return -ETIMEDOUT;
+	}
+	if (op == SYNC_READ && w->buf != NULL && ret > 0) {
+		memcpy(rbuf, w->buf, (size_t)ret);
+	}
+	bwait_free(w);
+	return ret;
+}
 
 int64_t
 xt_rbd_read(struct xt_rbd *r, uint64_t off, size_t len, void *buf)
 {
-	SYNC_SUBMIT(rbd_aio_read(r->image, off, len, buf, c_));
+	return sync_io(r, SYNC_READ, off, len, buf, NULL);
 }
 
 int64_t
 xt_rbd_write(struct xt_rbd *r, uint64_t off, size_t len, const void *buf)
 {
-	SYNC_SUBMIT(rbd_aio_write(r->image, off, len, buf, c_));
+	return sync_io(r, SYNC_WRITE, off, len, NULL, buf);
 }
 
 int
 xt_rbd_flush(struct xt_rbd *r)
 {
-	rbd_completion_t c;
-	int rc = rbd_aio_create_completion(NULL, NULL, &c);
-
-	return rc < 0 ? rc : (int)sync_wait(rbd_aio_flush(r->image, c), c);
+	return (int)sync_io(r, SYNC_FLUSH, 0, 0, NULL, NULL);
 }
 
 int
 xt_rbd_write_zeroes(struct xt_rbd *r, uint64_t off, uint64_t len)
 {
-	rbd_completion_t c;
-	int rc = rbd_aio_create_completion(NULL, NULL, &c);
-
-	return rc < 0 ? rc : (int)sync_wait(rbd_aio_write_zeroes(r->image, off, len, c, 0, 0), c);
+	return (int)sync_io(r, SYNC_ZERO, off, len, NULL, NULL);
 }

@@ -125,4 +125,22 @@ int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
 /* The safety rules for copy-from between the two images (target/README.md). */
 enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
 
+/*
+ * Time bounds (target/README.md, "RBD: failure bounds"). TCMU fails a
+ * command cmd_time_out seconds after it queued it (default 30 s).
+ */
+#define XT_RBD_CMD_TIME_OUT_DEFAULT 30
+/* librados' per-operation timeout (s) for an LU with that cmd_time_out */
+uint32_t xt_rbd_op_timeout_for(uint32_t cmd_time_out_s);
+/* Apply it to r's cluster handle (a no-op when already so): 0 or -errno. */
+int xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s);
+/*
+ * The deadline (xt_rbd_now_ms() clock, CLOCK_MONOTONIC ms; 0: none) of the
+ * copy the calling thread runs: the synchronous forms above and copy-from
+ * stop waiting at it and return -ETIMEDOUT.
+ */
+void xt_rbd_deadline_set(uint64_t deadline_ms);
+uint64_t xt_rbd_deadline(void);
+uint64_t xt_rbd_now_ms(void);
+
 #endif

@@ -15,6 +15,7 @@ struct xt_rbd {
 	rados_ioctx_t data_io;          /* the data objects' pool (copy-from) */
 	rbd_image_t image;
 	struct xt_rbd_geom geom;        /* at open */
+	uint32_t op_timeout_s;          /* rados_osd/mon_op_timeout set on cluster */
 };
 
 #endif

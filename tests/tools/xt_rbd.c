@@ -13,6 +13,11 @@
  * CFG is a cfgstring xcopy/rbd/POOL/IMAGE[@CONF][?opts]; offsets and lengths
  * are bytes with an optional K/M/G suffix. A copy within one image opens it
  * once (SRC and DST equal). Exit: 0, 1 on failure (reason on stderr), 2 usage.
+ *
+ * Time bounds of a copy, as the plugin sets them for a command: environment
+ * XT_RBD_CMD_TIME_OUT=S (librados operation timeouts for an LU with that
+ * cmd_time_out) and XT_RBD_DEADLINE_MS=N (the copy's deadline, N ms after
+ * the images are open).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,6 +115,26 @@ cmd_info(const char *s)
 	return 0;
 }
 
+/* XT_RBD_CMD_TIME_OUT, XT_RBD_DEADLINE_MS (see the top of this file) */
+static void
+bound(struct xt_rbd *src, struct xt_rbd *dst)
+{
+	const char *t = getenv("XT_RBD_CMD_TIME_OUT"), *d = getenv("XT_RBD_DEADLINE_MS");
+
+	if (t != NULL && *t != '\0') {
+		uint32_t s = (uint32_t)strtoul(t, NULL, 10);
+
+		if (xt_rbd_op_timeout(src, s) != 0 || xt_rbd_op_timeout(dst, s) != 0) {
+			fprintf(stderr, "xt-rbd: cannot set the operation timeouts\n");
+		}
+		fprintf(stderr, "xt-rbd: cmd_time_out %u s: operation timeout %u s\n", s,
+			xt_rbd_op_timeout_for(s));
+	}
+	if (d != NULL && *d != '\0') {
+		xt_rbd_deadline_set(xt_rbd_now_ms() + strtoull(d, NULL, 10));
+	}
+}
+
 static int
 cmd_copy(char **av)
 {
@@ -132,6 +157,7 @@ cmd_copy(char **av)
 		xt_rbd_close(src);
 		return 1;
 	}
+	bound(src, dst);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = xt_rbd_copy(src, soff, dst, doff, len, &st, why, sizeof(why));
 	if (rc == 0) {
