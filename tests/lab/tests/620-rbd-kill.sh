@@ -1,0 +1,170 @@
+#!/bin/bash
+# RBD failure bounds (issue #15): a copy between two RBD images while a Ceph
+# daemon fails under it must end in time, and never write outside its
+# destination range. The single-node cluster of tests/lab/ceph.sh (1 mon,
+# 1 memstore OSD). Each copy: 16 MiB of a random source image into the
+# middle (8 MiB..24 MiB) of a fresh 32 MiB random destination image, by the RBD
+# store (build/tests/xt-rbd, with the time bounds the plugin gives a command
+# of an LU whose cmd_time_out is 10 s: librados operation timeout 1 s,
+# deadline 8 s), a daemon failed 0.1 s into the copy:
+#  1. the OSD hangs (SIGSTOP; RADOS copy-from path), then resumes (SIGCONT);
+#  2. the same through the gateway path (copyfrom=never: librbd read/write;
+#     with LAB_RBD_FULL=1 only: make test's time);
+#  3. the monitor is killed (SIGKILL), then restarted;
+#  4. the OSD is killed (SIGKILL), last: a memstore OSD loses its objects
+#     with its process, so this case checks the time bound only; the
+#     "outside unchanged" proof is cases 1-3, where the data survives.
+# Each: the copy ends (fails, or completes) in < 10 s; after the daemon is
+# back, `rbd export` of the destination equals the old image outside the
+# range (and the whole model when the copy completed).
+set -euo pipefail
+HERE=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lab/lib.sh
+. "$HERE/../lib.sh"
+# shellcheck source=tests/lab/ceph.sh
+. "$HERE/../ceph.sh"
+lab_require_guest
+
+W=/tmp/lab-620
+XT=$LAB_BUILD/tests/xt-rbd
+T0=$(date +%s.%N)
+mkdir -p "$W"
+export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_MEM=1G
+M=$((1 << 20))
+TMO=10             # the LU's cmd_time_out the copies are bounded for
+DEADLINE_MS=8000   # the engine's deadline for it (cmd_time_out - 2 s reserve)
+stamp() { awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $T0}"; }
+
+cleanup() {
+	local p
+	for p in "$CEPH_DIR"/run/*.pid; do   # a stopped daemon would not hear SIGTERM
+		if [ -e "$p" ]; then kill -CONT "$(cat "$p")" 2>/dev/null || true; fi
+	done
+	ceph_stop "$CEPH_DIR"
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+if ! ceph_start "$CEPH_DIR" 2>"$W/ceph-start.log"; then
+	cat "$W/ceph-start.log"
+	lab_fail "single-node Ceph started"
+	lab_summary
+	exit 1
+fi
+sed -n 's/^ceph: /    ceph: /p' "$W/ceph-start.log"
+C="@$CEPH_CONF"
+pid_of() { cat "$CEPH_DIR/run/$1.pid"; }
+
+head -c 16M /dev/urandom >"$W/src.bin"
+head -c 32M /dev/urandom >"$W/old.bin"
+rbd import --no-progress "$W/src.bin" rbd/src >/dev/null
+cp "$W/old.bin" "$W/model.bin"   # the destination after a complete copy
+dd if="$W/src.bin" of="$W/model.bin" bs=1M seek=8 conv=notrunc status=none
+rm -f "$W/src.bin"
+echo "    images ready at $(stamp) s"
+
+# ready: a RADOS write and an rbd command answer (the daemons are back)
+ready() {
+	local i
+	for ((i = 0; i < 60; i++)); do
+		printf ready | timeout 5 rados -p rbd put .ready - 2>/dev/null &&
+			timeout 10 rbd info rbd/src >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	return 1
+}
+# outside_same IMAGE: rbd export equals old.bin outside 8M..24M; prints "complete" when
+# the range equals the model too
+outside_same() {
+	rbd export --no-progress "$1" "$W/out.bin" >/dev/null 2>&1 || return 1
+	if ! cmp -n $((8 * M)) "$W/out.bin" "$W/old.bin" ||
+		! cmp -i $((24 * M)) "$W/out.bin" "$W/old.bin"; then
+		rm -f "$W/out.bin"
+		return 1
+	fi
+	cmp -s "$W/out.bin" "$W/model.bin" && echo complete
+	rm -f "$W/out.bin"
+	return 0
+}
+
+# fail_copy N DESC CFGOPT SIGNAL DAEMON REVIVE: the copy to a fresh rbd/dN in the
+# background, DAEMON signalled 0.1 s after the copy started, REVIVE (a command) run once
+# the copy has returned; RC = xt-rbd's exit, SECS = the copy's own time (from its bounds
+# being set to its return: the span a command of the LU has)
+fail_copy() {
+	local n=$1 opt=$3 sig=$4 daemon=$5 revive=$6 pid i
+	# a fresh image: a client that died holding an image's exclusive lock
+	# keeps it until its watch expires, and the next copy would fall back
+	rbd import --no-progress "$W/old.bin" "rbd/d$n" >/dev/null
+	: >"$W/xt$n.err"
+	: >"$W/xt$n.out"
+	XT_RBD_CMD_TIME_OUT=$TMO XT_RBD_DEADLINE_MS=$DEADLINE_MS \
+		"$XT" copy "xcopy/rbd/rbd/src$C$opt" 0 "xcopy/rbd/rbd/d$n$C$opt" $((8 * M)) 16M \
+		>"$W/xt$n.out" 2>"$W/xt$n.err" &
+	pid=$!
+	# the copy starts once xt-rbd has opened both images and set its bounds
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'operation timeout' "$W/xt$n.err" && break
+		sleep 0.1
+	done
+	sleep 0.1
+	kill -"$sig" "$(pid_of "$daemon")"
+	# the counters line: the copy returned (closing the images may take longer)
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'secs=' "$W/xt$n.out" && break
+		sleep 0.1
+	done
+	$revive
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && { echo "    xt-rbd did not exit: killed"; kill -9 "$pid"; }
+	RC=0
+	wait "$pid" || RC=$?
+	SECS=$(sed -n 's/.*secs=\([0-9.]*\).*/\1/p' "$W/xt$n.out")
+	SECS=${SECS:-999}
+	echo "    case $n ($2), at $(stamp) s: xt-rbd exit $RC, copy returned after ${SECS} s: $(tr '\n' ' ' <"$W/xt$n.err")"
+	echo "      $(cat "$W/xt$n.out")"
+}
+in_time() { awk -v s="$SECS" -v t="$TMO" 'BEGIN { exit !(s < t) }'; }
+osd_cont() { kill -CONT "$(pid_of osd.0)"; }
+mon_start() { ceph-mon -i a -c "$CEPH_CONF"; }
+
+# --- 1. OSD hangs under a copy-from copy -----------------------------------
+fail_copy 1 "OSD stopped, copy-from" "" STOP osd.0 osd_cont
+lab_check "OSD stopped mid-copy (copy-from): the copy ended in ${SECS} s < cmd_time_out $TMO s" in_time
+lab_check "  ... with an error (exit $RC = 1), the reason a timeout" \
+	sh -c "[ $RC -eq 1 ] && grep -qi 'timed out' '$W/xt1.err'"
+lab_check "OSD resumed: the cluster answers again" ready
+lab_check "  ... rbd/d1 outside the destination range unchanged (rbd export + cmp)" outside_same rbd/d1
+
+# --- 2. OSD hangs under a gateway copy (librbd read + write) ---------------
+if [ "${LAB_RBD_FULL:-0}" = 1 ]; then
+	fail_copy 2 "OSD stopped, gateway" "?copyfrom=never" STOP osd.0 osd_cont
+	lab_check "OSD stopped mid-copy (gateway read/write): the copy ended in ${SECS} s < $TMO s" in_time
+	lab_check "  ... with an error (exit $RC = 1), the reason a timeout" \
+		sh -c "[ $RC -eq 1 ] && grep -qi 'timed out' '$W/xt2.err'"
+	lab_check "OSD resumed: the cluster answers again" ready
+	lab_check "  ... rbd/d2 outside the destination range unchanged (rbd export + cmp)" outside_same rbd/d2
+fi
+
+# --- 3. the monitor dies: data I/O does not need it (the copy completes, or
+# --- fails on an operation timeout of its own under load: both in time)
+fail_copy 3 "monitor killed" "" KILL mon.a mon_start
+lab_check "monitor killed mid-copy: the copy ended (exit $RC) in ${SECS} s < $TMO s" in_time
+lab_check "monitor restarted: the cluster answers again" ready
+out=$(outside_same rbd/d3) && ok=0 || ok=1
+lab_check "  ... rbd/d3 outside the destination range unchanged${out:+, the range copied whole}" \
+	test "$ok" = 0
+if [ "$RC" = 0 ]; then
+	lab_check "  ... the copy said it completed: the range equals the source" test "$out" = complete
+fi
+
+# --- 4. the OSD dies (memstore: its objects die with it) ----------------------
+fail_copy 4 "OSD killed" "" KILL osd.0 true
+lab_check "OSD killed mid-copy: the copy ended in ${SECS} s < $TMO s" in_time
+lab_check "  ... with an error (exit $RC = 1)" test "$RC" = 1
+rm -f "$W/old.bin" "$W/model.bin"
+echo "    620 done at $(stamp) s"
+lab_summary
