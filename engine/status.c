@@ -125,6 +125,13 @@ xcm_err_set_field(struct xcm_err *e, enum xcm_status st, bool in_cdb, uint32_t f
 }
 
 void
+xcm_err_set_sa_unsupported(struct xcm_err *e)
+{
+	/* SERVICE ACTION: CDB byte 1 bits 4:0, bit pointer at its most significant bit */
+	xcm_err_set_field(e, XCM_E_INVALID_FIELD_CDB, true, 1, 4);
+}
+
+void
 xcm_err_set_segment(struct xcm_err *e, enum xcm_status st, uint32_t seg, int field)
 {
 	xcm_err_set(e, st);

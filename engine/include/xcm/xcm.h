@@ -113,6 +113,12 @@ struct xcm_err {
 void xcm_err_set(struct xcm_err *e, enum xcm_status st);
 /* Sets status and an SKS field pointer (bit < 0: no bit pointer). */
 void xcm_err_set_field(struct xcm_err *e, enum xcm_status st, bool in_cdb, uint32_t field, int bit);
+/*
+ * ILLEGAL REQUEST, INVALID FIELD IN CDB pointing at the SERVICE ACTION field
+ * (byte 1, bit 4): a service action of a supported operation code that this
+ * device server does not serve (SPC-4 4.5.2.1, sense key specific field pointer).
+ */
+void xcm_err_set_sa_unsupported(struct xcm_err *e);
 /* Sets a COPY ABORTED status for segment index seg (CSI), optional segment pointer (field < 0: none). */
 void xcm_err_set_segment(struct xcm_err *e, enum xcm_status st, uint32_t seg, int field);
 
