@@ -3,7 +3,7 @@
  * The engine's backend over the user:xcopy LUs of this tcmu-runner process:
  * an LU registry, CSCD resolution (designators as tcmu-runner's core and LIO
  * compute them), the cross-LU access rule (access.c) and data movement
- * (copy.c).
+ * (store_copy.c: file LUs by copy.c, RBD LUs by their store).
  *
  * Locking: the registry is a list under a rwlock. A command holds the read
  * lock for its whole execution, so an LU it resolved cannot be closed under
@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "handler.h"
 #include "odx.h"
 
 static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -190,23 +191,27 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	struct xt_ctx *ctx = vctx;
 	struct xcm_lu *self = ctx->self;
 	struct xt_job *job = ctx->job;
+	bool files = xt_lu_is_file(src) && xt_lu_is_file(dst);
+	/* an RBD LU's policy is clone=never cfr=never (store_rbd.c): not for two files */
+	enum xt_clone clone = xt_lu_is_file(self) ? self->cfg.clone : XT_CLONE_AUTO;
+	enum xt_cfr cfr = xt_lu_is_file(self) ? self->cfg.cfr : XT_CFR_AUTO;
 	unsigned int nb = 1;
 	bool at_dst = false;
 	uint64_t done = 0, cloned;
 	int rc;
 
-	/* one bounce buffer per parallel piece, allocated the first time they are needed */
-	while (len > XT_CHUNK && nb < XT_PAR_PIECES &&
+	/* one bounce buffer per parallel piece (files), allocated the first time they are needed */
+	while (files && len > XT_CHUNK && nb < XT_PAR_PIECES &&
 	       (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
 		nb++;
 	}
 	/* an EXTENDED COPY destination write cancels change vulnerable tokens (tokens.c) */
 	xt_tok_note_write(dst, dst_off, len);
 	cloned = ctx->acct.clone_bytes;
-	rc = xt_par_copy(src, src_off, dst, dst_off, len, job->bounce, nb, self->cfg.clone,
-			 self->cfg.cfr, &ctx->acct, &at_dst, &done);
+	rc = xt_lu_copy(src, src_off, dst, dst_off, len, job->bounce, nb, clone, cfr, &ctx->acct,
+			&at_dst, &done);
 	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
-	if (rc == 0 && ctx->acct.clone_bytes - cloned < len) {
+	if (rc == 0 && xt_lu_is_file(dst) && ctx->acct.clone_bytes - cloned < len) {
 		/* bytes went through dst's page cache: write them back now (copy.c) */
 		xt_wb_chunk(&job->wb, dst, dst_off, len);
 	}
@@ -305,6 +310,14 @@ xt_cmd_time_out(struct xcm_lu *lu)
 }
 
 /*
+ * Chunks of a list received on an RBD LU: 32 MiB, 8 objects of RBD's default
+ * 4 MiB, as many as rbd_copy.c runs copy-from on at once (the safety check,
+ * flushes and object-map marker writes are per call). A chunk holds whole
+ * objects of up to 32 MiB (order 25).
+ */
+#define XT_RBD_CHUNK (UINT64_C(32) << 20)
+
+/*
  * Contiguous segments merged into one call (engine/exec.c copy_run): only
  * between reflink LUs of one filesystem, where one FICLONERANGE costs the
  * extents, not the bytes; up to XT_RUN_MAX bytes per call. Not with a fault
@@ -366,6 +379,15 @@ exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status
 	self->stats.clone_bytes += ctx->acct.clone_bytes;
 	self->stats.cfr_bytes += ctx->acct.cfr_bytes;
 	self->stats.rw_bytes += ctx->acct.rw_bytes;
+	self->stats.copyfrom_bytes += ctx->acct.copyfrom_bytes;
+	self->stats.gateway_bytes += ctx->acct.gateway_bytes;
+	self->stats.hole_objects += ctx->acct.hole_objects;
+	self->stats.touch_bytes += ctx->acct.touch_bytes;
+	self->stats.fallbacks += ctx->acct.fallbacks;
+	if (ctx->acct.last_fallback != NULL) {
+		snprintf(self->stats.last_fallback, sizeof(self->stats.last_fallback), "%s",
+			 ctx->acct.last_fallback);
+	}
 	self->stats.denied += ctx->denied;
 	self->stats.io_errors += ctx->io_errors;
 	if (st == XCM_E_CA_DEADLINE) {
@@ -411,10 +433,11 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 		xt_fault_poll(lu);
 	}
 	/*
-	 * Chunks of XT_PAR_PIECES pieces copied at once (parallel.c); with a
-	 * fault armed anywhere, serial 1 MiB chunks (the tests count calls).
+	 * Chunks of XT_PAR_PIECES pieces copied at once (parallel.c), on an RBD
+	 * LU of XT_RBD_CHUNK; with a fault armed anywhere, serial 1 MiB chunks
+	 * (the tests count calls).
 	 */
-	opts.chunk_len = (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	opts.chunk_len = xt_lu_is_file(self) ? (uint64_t)XT_CHUNK * XT_PAR_PIECES : XT_RBD_CHUNK;
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		if (xt_fault_active(lu)) {
 			opts.chunk_len = XT_CHUNK;

@@ -32,8 +32,9 @@ void xt_iov_clip_done(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt
  * The store under an LU's ordinary I/O (read, write, flush, unmap): the
  * backing file (store_file.c) or an RBD image (store_rbd.c), chosen by the
  * cfgstring (xcopy//PATH or xcopy/rbd/POOL/IMAGE). Every call is synchronous
- * on the calling thread (the runner's workers); 0 or -errno. The copy
- * manager (copy.c, parallel.c, odx.c) still works on lu->fd: file LUs only.
+ * on the calling thread (the runner's workers); 0 or -errno. EXTENDED COPY
+ * goes through xt_lu_copy (store_copy.c); ROD tokens (odx.c) and write-behind
+ * work on lu->fd: file LUs only.
  */
 struct xt_store_ops {
 	const char *name;                                          /* "file", "rbd" */
@@ -49,12 +50,35 @@ struct xt_store_ops {
 	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
 	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
 	const char *(*where)(const struct xcm_lu *lu);            /* for messages */
+	/*
+	 * Optional: copy between two LUs of this store inside the store (RBD:
+	 * RADOS copy-from when safe, else librbd read/write; counted in acct).
+	 * Ranges are inside both LUs; on one LU they may overlap (memmove).
+	 * 0, or -errno with *at_dst and *done (bytes copied before it failed).
+	 */
+	int (*copy)(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
+		    uint64_t len, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+	bool tokens;                                               /* ROD tokens (odx.c) served */
 };
 extern const struct xt_store_ops xt_store_file;
 extern const struct xt_store_ops xt_store_rbd;
 
 /* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
 const struct xt_store_ops *xt_store_for(const char *cfgstring);
+
+/*
+ * store_copy.c: one chunk of an EXTENDED COPY segment between two LUs,
+ * dispatched by their stores: file to file by xt_par_copy (bounce[0..nb));
+ * (clone, cfr: the receiving LU's policy); two LUs of a store with a copy
+ * op by that op; anything else (file and RBD) by the stores' io through bounce[0] (XT_BOUNCE_LEN) in this process,
+ * backwards for overlapping ranges of one LU moving up. 0 or -errno with
+ * *at_dst, *done.
+ */
+int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
+	       uint64_t len, uint8_t *const *bounce, unsigned int nb, enum xt_clone clone,
+	       enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+/* Is lu's store the backing file (page cache, fd, clones, tokens)? */
+bool xt_lu_is_file(const struct xcm_lu *lu);
 
 /*
  * An LU as lu_open.c allocates it: the engine-facing struct xcm_lu first,

@@ -40,6 +40,20 @@ core_data_in(uint8_t op)
 }
 
 /*
+ * A service action the LU's store does not serve (the ROD token commands on
+ * an RBD LU, cmds.c XT_W_TOK): INVALID FIELD IN CDB at the SERVICE ACTION, as
+ * the engine answers one it does not know.
+ */
+static bool
+sa_not_served(const struct xt_lu_state *st, const uint8_t *cdb)
+{
+	struct xt_lu_state all = *st;
+
+	all.no_tokens = false;
+	return st->no_tokens && xt_cmd_lookup(&all, cdb, NULL) != NULL;
+}
+
+/*
  * Dispatch by the command table (cmds.c), the same table REPORT SUPPORTED
  * OPERATION CODES reports. A CDB without a row gets INVALID COMMAND
  * OPERATION CODE here, as the core would answer it; an unlisted service
@@ -76,6 +90,12 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	row = xt_cmd_lookup(&st, lc->cdb, &same_op);
 	if (row == NULL && same_op != NULL && same_op->exec != XT_X_CORE &&
 	    same_op->exec != XT_X_KERNEL) {
+		if (sa_not_served(&st, lc->cdb)) {
+			struct xcm_err err;
+
+			xcm_err_set_sa_unsupported(&err);
+			return xt_fail_sense(lc, &err);
+		}
 		row = same_op;
 	}
 	if (row == NULL) {
@@ -111,7 +131,9 @@ static struct tcmur_handler g_handler = {
 	/* shown by "targetcli /backstores/user:xcopy help create": targetcli prepends "xcopy/" */
 	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core"
 		    "&copy_nice=0..19&writeback=early|late] "
-		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...)",
+		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...) "
+		    "or /rbd/POOL/IMAGE[@CONF][?id=NAME&bs=512|4096&copyfrom=auto|never"
+		    "&xcopy=engine|core] (a Ceph RBD image)",
 	.check_config = xt_handler_check_config,
 	.reconfig = xt_handler_reconfig,
 	.open = xt_handler_open,

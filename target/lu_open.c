@@ -187,6 +187,7 @@ lu_new(struct tcmu_device *dev, int *rc)
 		return NULL;
 	}
 	x->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
+	lu->no_tokens = !x->ops->tokens;
 	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
@@ -242,10 +243,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	 */
 	tcmu_dev_set_write_cache_enabled(dev, xt_lux(lu)->ops == &xt_store_file);
 	tcmur_dev_set_private(dev, lu);
-	/* RBD LUs: not in the registry until copies can use them (target/README.md) */
-	if (xt_lux(lu)->ops == &xt_store_file) {
-		xt_registry_add(lu);
-	}
+	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
 	xt_stats_write(lu);
 	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s, "
 		      "cmd_time_out %u s)\n",

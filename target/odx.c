@@ -173,7 +173,7 @@ snapshot(struct xt_job *job, struct xt_tok *tok, struct xcm_err *err)
 {
 	struct xcm_lu *lu = job->lu, *v = NULL;
 	uint64_t size = tcmu_dev_get_num_lbas(lu->dev) * tok->block_len, done = 0;
-	struct xt_copy_acct acct = { 0, 0, 0 };
+	struct xt_copy_acct acct = { 0 };
 	enum xcm_status st = XCM_OK;
 	uint32_t i;
 	int rc = 0;

@@ -132,7 +132,7 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	struct xcm_lu *self = job->lu, *view = NULL;
 	const struct xcm_tok_list *l = &job->odx->l;
 	uint32_t bs = tcmu_dev_get_block_size(self->dev), i;
-	struct xt_copy_acct acct = { 0, 0, 0 };
+	struct xt_copy_acct acct = { 0 };
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
 

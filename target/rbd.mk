@@ -1,6 +1,5 @@
 # target/rbd_*.c + rados_copy.cc: the RBD store (issue #15). handler_xcopy.so
-# links rbd_cfg.c and rbd_store.c (ordinary I/O, target.mk); the copy
-# (rbd_copy.c, rados_copy.cc) is not in the plugin yet. All of it is built into
+# links all of it (target.mk). It is also built into
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,
 # libradospp-dev in configs/packages.list); skipped, and said so, otherwise.

@@ -7,7 +7,8 @@
  * POOL and IMAGE are RADOS pool and RBD image names (no '/', '@', '?', '&');
  * CONF is an absolute path of a ceph.conf (default: librados' own search,
  * $CEPH_CONF then /etc/ceph/ceph.conf). Options: id=NAME (client id, default
- * admin), bs=512|4096 (logical block size), copyfrom=auto|never. '?' and '&'
+ * admin), bs=512|4096 (logical block size), copyfrom=auto|never,
+ * xcopy=engine|core (who answers third-party copy commands). '?' and '&'
  * for the same reason as the file form (cfg.c): ',' ends dev_config.
  * No librbd here: the unit tests link this file alone.
  */
@@ -109,9 +110,16 @@ rbd_option(const char *opt, size_t len, struct xt_rbd_cfg *c, char *why,
 			xos_why_set(why, whylen, "copyfrom=%s: expected auto or never", val);
 			return -EINVAL;
 		}
+	} else if (strcmp(buf, "xcopy") == 0) {
+		if (strcmp(val, "engine") == 0 || strcmp(val, "core") == 0) {
+			c->xcopy_core = strcmp(val, "core") == 0;
+		} else {
+			xos_why_set(why, whylen, "xcopy=%s: expected engine or core", val);
+			return -EINVAL;
+		}
 	} else {
-		xos_why_set(why, whylen, "unknown rbd option '%s' (known: id, bs, copyfrom)",
-			buf);
+		xos_why_set(why, whylen, "unknown rbd option '%s' (known: id, bs, copyfrom, "
+			"xcopy)", buf);
 		return -EINVAL;
 	}
 	return 0;

@@ -164,16 +164,19 @@ gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
 		if (rc >= 0 && (uint64_t)rc != n) {
 			rc = -EIO;
 		}
+		st->err_at_dst = rc >= 0;
 		if (rc >= 0) {
 			rc = xt_rbd_write(dst, doff + at, n, buf);
 		}
 		if (rc < 0) {
-			xos_why_set(why, whylen, "%s at %" PRIu64 ": %s", "gateway copy",
-				soff + at, strerror((int)-rc));
+			xos_why_set(why, whylen, "gateway %s at %" PRIu64 ": %s",
+				st->err_at_dst ? "write" : "read",
+				st->err_at_dst ? doff + at : soff + at, strerror((int)-rc));
 			free(buf);
 			return (int)rc;
 		}
 		st->gateway_bytes += n;
+		st->done += n;
 		done += n;
 	}
 	free(buf);
@@ -248,6 +251,7 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 		}
 		it[i] = (struct xt_rados_copy_item){ names[0][i], names[1][i], 0 };
 	}
+	st->err_at_dst = 1;   /* marker writes and copy-from are operations on dst objects */
 	rc = touch_objects(dst, dobj, n, st);
 	if (rc < 0) {
 		xos_why_set(why, whylen, "object-map marker write: %s", strerror(-rc));
@@ -273,6 +277,7 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 				it[i].dst_oid, strerror(-rc));
 			return rc;
 		}
+		st->done += osz;
 	}
 	return 0;
 }
@@ -295,7 +300,13 @@ obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 		lim = at < lim ? at : lim;
 	}
 	/* what this process wrote through librbd is in RADOS before copy-from */
-	if ((rc = xt_rbd_flush(src)) < 0 || (rc = xt_rbd_flush(dst)) < 0) {
+	st->err_at_dst = 0;
+	rc = xt_rbd_flush(src);
+	if (rc >= 0) {
+		st->err_at_dst = 1;
+		rc = xt_rbd_flush(dst);
+	}
+	if (rc < 0) {
 		xos_why_set(why, whylen, "flush before copy-from: %s", strerror(-rc));
 		return rc;
 	}
@@ -333,8 +344,13 @@ xt_rbd_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff
 	int back, rc;
 
 	xos_why_set(why, whylen, "%s", "");
-	if ((rc = range_ok(src, soff, len, "source", why, whylen)) < 0 ||
-	    (rc = range_ok(dst, doff, len, "destination", why, whylen)) < 0) {
+	st->done = 0;
+	st->err_at_dst = 0;
+	if ((rc = range_ok(src, soff, len, "source", why, whylen)) < 0) {
+		return rc;
+	}
+	st->err_at_dst = 1;
+	if ((rc = range_ok(dst, doff, len, "destination", why, whylen)) < 0) {
 		return rc;
 	}
 	if (len == 0 || (src->image == dst->image && soff == doff)) {

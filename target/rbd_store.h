@@ -3,8 +3,8 @@
  * RBD store: a LU's data on a Ceph RBD image (librbd aio for I/O, RADOS
  * copy-from for whole-object copies between images of one cluster).
  *
- * Not yet linked into handler_xcopy.so (target/README.md, "RBD — plan"):
- * built into build/target/librbdstore.a for tests/tools/xt_rbd.c.
+ * Linked into handler_xcopy.so (store_rbd.c) and, for the lab tool
+ * tests/tools/xt_rbd.c, archived in build/target/librbdstore.a.
  */
 #ifndef XT_RBD_STORE_H
 #define XT_RBD_STORE_H
@@ -23,6 +23,7 @@ struct xt_rbd_cfg {
 	char id[XT_RBD_NAME_MAX];       /* client id (id=), default "admin" */
 	uint32_t block_size;            /* bs=512|4096, default 512 */
 	int copy_from;                  /* copyfrom=auto (1) | never (0) */
+	int xcopy_core;                 /* xcopy=core (1): the runner's core copies; engine (0) */
 };
 
 /*
@@ -110,6 +111,9 @@ struct xt_rbd_copy_stats {
 	uint64_t touch_bytes;           /* object-map marker writes (zeros) */
 	uint64_t fallbacks;             /* calls that fell back to read/write */
 	enum xt_rbd_unsafe last_unsafe; /* reason of the last fallback */
+	/* of the last xt_rbd_copy call (set by it, not added to): */
+	uint64_t done;                  /* bytes copied before it returned */
+	int err_at_dst;                 /* its error was on the destination */
 };
 
 /*

@@ -68,7 +68,9 @@ stats_write_locked(struct xcm_lu *lu)
 		"name %s\npath %s\ncommands %llu\ncommands_ok %llu\nerrors %llu\nsegments %llu\n"
 		"bytes %llu\nclone_bytes %llu\ncfr_bytes %llu\nrw_bytes %llu\nio_errors %llu\n"
 		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\nbusy %llu\n"
-		"inflight_max %llu\nheld_discarded %llu\nheld_expired %llu\n",
+		"inflight_max %llu\nheld_discarded %llu\nheld_expired %llu\n"
+		"copyfrom_bytes %llu\ngateway_bytes %llu\nhole_objects %llu\ntouch_bytes %llu\n"
+		"fallbacks %llu\nlast_fallback %s\n",
 		lu->name, lu->cfg.path, (unsigned long long)s.commands,
 		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
 		(unsigned long long)s.segments, (unsigned long long)s.bytes,
@@ -77,7 +79,10 @@ stats_write_locked(struct xcm_lu *lu)
 		(unsigned long long)s.denied, (unsigned long long)s.rcr,
 		(unsigned long long)s.deadline_cuts, lu->cmd_time_out,
 		(unsigned long long)s.busy, (unsigned long long)s.inflight_max,
-		(unsigned long long)s.held_discarded, (unsigned long long)s.held_expired);
+		(unsigned long long)s.held_discarded, (unsigned long long)s.held_expired,
+		(unsigned long long)s.copyfrom_bytes, (unsigned long long)s.gateway_bytes,
+		(unsigned long long)s.hole_objects, (unsigned long long)s.touch_bytes,
+		(unsigned long long)s.fallbacks, s.last_fallback[0] != '\0' ? s.last_fallback : "-");
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return;

@@ -130,6 +130,7 @@ const struct xt_store_ops xt_store_file = {
 	.flush = file_flush,
 	.zero = file_zero,
 	.where = file_where,
+	.tokens = true,
 };
 
 const struct xt_store_ops *

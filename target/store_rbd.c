@@ -4,11 +4,12 @@
  * rbd_cfg.c): ordinary I/O through librbd, synchronously on the runner's
  * worker thread (aio submit + wait for its completion). librbd's cache is off
  * (rbd_store.c): a completed write is in RADOS, so the LU reports WCE = 0.
- * Copies are not wired to RBD yet: the LU runs in xcopy=core mode and is not
- * in the registry (target/README.md, "RBD LUs").
+ * EXTENDED COPY between two RBD LUs: rbd_copy_lu (xt_rbd_copy, rbd_copy.c);
+ * with a file LU: store_copy.c's read/write loop over these io calls.
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ rbd_check(const char *cfgstring, char *why, size_t whylen)
 	return rc;
 }
 
-/* lu->cfg of an RBD LU: no backing path; copies by the runner's core (xcopy=core). */
+/* lu->cfg of an RBD LU: no backing path, no clones; copies by the engine unless xcopy=core. */
 static void
 rbd_lu_cfg(struct xcm_lu *lu, const struct xt_rbd_cfg *rc)
 {
@@ -49,7 +50,7 @@ rbd_lu_cfg(struct xcm_lu *lu, const struct xt_rbd_cfg *rc)
 	snprintf(lu->cfg.path, sizeof(lu->cfg.path), "rbd:%s/%s", rc->pool, rc->image);
 	lu->cfg.clone = XT_CLONE_NEVER;
 	lu->cfg.cfr = XT_CFR_NEVER;
-	lu->cfg.xcopy = XT_XCOPY_CORE;
+	lu->cfg.xcopy = rc->xcopy_core ? XT_XCOPY_CORE : XT_XCOPY_ENGINE;
 	lu->cfg.copy_nice = XT_COPY_NICE_DEFAULT;
 }
 
@@ -165,6 +166,44 @@ rbd_where(const struct xcm_lu *lu)
 	return lu->cfg.path;
 }
 
+/*
+ * xt_rbd_copy_check refreshes both images' geometry in their struct xt_rbd:
+ * one RBD copy call at a time in this process, so two jobs never write it
+ * at once.
+ */
+static pthread_mutex_t g_copy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Two RBD LUs: whole objects by copy-from when safe, the rest through librbd. */
+static int
+rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, uint64_t len,
+	    struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
+{
+	struct xt_rbd_copy_stats st;
+	char why[256];
+	int rc;
+
+	memset(&st, 0, sizeof(st));
+	pthread_mutex_lock(&g_copy_lock);
+	rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
+			 sizeof(why));
+	pthread_mutex_unlock(&g_copy_lock);
+	acct->copyfrom_bytes += st.copyfrom_bytes;
+	acct->gateway_bytes += st.gateway_bytes;
+	acct->hole_objects += st.hole_objects;
+	acct->touch_bytes += st.touch_bytes;
+	if (st.fallbacks > 0) {
+		acct->fallbacks += st.fallbacks;
+		acct->last_fallback = xt_rbd_unsafe_name(st.last_unsafe);
+	}
+	*at_dst = st.err_at_dst != 0;
+	*done = st.done < len ? st.done : len;
+	if (rc != 0) {
+		tcmu_dev_err(dst->dev, "xcopy: rbd copy %s -> %s: %s\n", src->cfg.path,
+			     dst->cfg.path, why);
+	}
+	return rc;
+}
+
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
 	.check = rbd_check,
@@ -175,6 +214,8 @@ const struct xt_store_ops xt_store_rbd = {
 	.flush = rbd_flush_lu,
 	.zero = rbd_zero,
 	.where = rbd_where,
+	.copy = rbd_copy_lu,
+	.tokens = false,   /* POPULATE TOKEN / WRITE USING TOKEN work on the backing file */
 };
 
 #else /* !XT_HAVE_RBD */

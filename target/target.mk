@@ -6,16 +6,20 @@
 # daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
 
 # rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
-# lab tool). The plugin links rbd_cfg.c + rbd_store.c (store_rbd.c: ordinary
-# I/O of xcopy/rbd/... LUs) with librbd/librados when their headers are
-# installed; without them store_rbd.c refuses RBD cfgstrings. rbd_copy.c is
-# not in the plugin yet.
-TARGET_RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.h))
+# lab tool too). The plugin links rbd_cfg.c + rbd_store.c (store_rbd.c:
+# ordinary I/O of xcopy/rbd/... LUs) and rbd_copy.c + rados_copy.cc (copies
+# between RBD LUs, RADOS copy-from through librados' C++ API) with librbd/
+# librados when their headers are installed (librbd-dev, libradospp-dev);
+# without them store_rbd.c refuses RBD cfgstrings.
+TARGET_RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
 TARGET_SRCS := $(filter-out $(TOP)/target/rbd_%.c,$(sort $(wildcard $(TOP)/target/*.c)))
 TARGET_RBD_LIBS :=
+TARGET_RBD_CXX_OBJ :=
 ifneq ($(TARGET_RBD_HAVE),)
-TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_store.c
-TARGET_RBD_LIBS := -lrbd -lrados
+TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_store.c $(TOP)/target/rbd_copy.c
+TARGET_RBD_LIBS := -lrbd -lrados -lstdc++
+# not instrumented in the sanitizer plugin either (C++, no ASan runtime needed)
+TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/rados_copy.o
 endif
 TARGET_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(TARGET_SRCS))
 TARGET_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(TARGET_SRCS))
@@ -29,15 +33,15 @@ HANDLER_LDFLAGS := -shared -Wl,--version-script=$(HANDLER_MAP) -Wl,-z,relro -Wl,
 $(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target -I$(TOP)/common \
 	$(if $(TARGET_RBD_HAVE),-DXT_HAVE_RBD)
 
-$(HANDLER_SO): $(TARGET_OBJS) $(COMMON_OBJS) $(LIBXCM) $(HANDLER_MAP)
+$(HANDLER_SO): $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(HANDLER_MAP)
 	$(call msg,LD,target/handlers/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(COMMON_OBJS) $(LIBXCM) $(TARGET_RBD_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(TARGET_RBD_LIBS) -lpthread
 
-$(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
+$(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
 	$(call msg,LD,san/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(TARGET_RBD_LIBS) -lpthread
+	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(TARGET_RBD_LIBS) -lpthread
 
 ALL_TARGETS += $(HANDLER_SO)
 
@@ -55,7 +59,8 @@ $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
 
 # Undefined symbols the plugin may have besides libc's: what tcmu-runner 1.5.4
 # and libtcmu.so.2 export (dlopen is RTLD_NOW: anything else fails to load),
-# and librbd's/librados' rbd_*/rados_* (DT_NEEDED, resolved at load: ldd -r).
+# and librbd's/librados' rbd_*/rados_* and librados' C++ API (rados_copy.cc;
+# DT_NEEDED, resolved at load: ldd -r).
 PLUGIN_ALLOWED_SYMS := tcmur_register_handler tcmur_dev_get_private tcmur_dev_set_private \
 	tcmu_dev_get_cfgstring tcmu_dev_get_uio_name tcmu_dev_get_block_size \
 	tcmu_dev_get_num_lbas tcmu_cfgfs_dev_get_wwn tcmu_dev_get_opt_unmap_gran \
@@ -68,7 +73,7 @@ check-plugin-symbols: $(HANDLER_SO)
 	$(Q)bad=$$(nm -D --undefined-only $(HANDLER_SO) | awk '{print $$2}' | \
 		grep -v '@' | grep -vxF -e __gmon_start__ -e _ITM_deregisterTMCloneTable \
 		-e _ITM_registerTMCloneTable $(addprefix -e ,$(PLUGIN_ALLOWED_SYMS)) | \
-		grep -vE '^(rbd|rados)_' || true); \
+		grep -vE '^(rbd|rados)_|^_ZN?K?8librados|^_ZN4ceph6buffer' || true); \
 	if [ -n "$$bad" ]; then echo "handler_xcopy.so: unexpected undefined symbols:" $$bad; exit 1; fi; \
 	exp=$$(nm -D --defined-only $(HANDLER_SO) | awk '$$2 ~ /^[TDBR]$$/ {print $$3}' | sort -u); \
 	if [ "$$exp" != handler_init ]; then echo "handler_xcopy.so exports more than handler_init:" $$exp; exit 1; fi; \

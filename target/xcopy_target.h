@@ -155,6 +155,12 @@ struct xt_stats {
 	uint64_t clone_bytes;    /* ... by FICLONERANGE */
 	uint64_t cfr_bytes;      /* ... by copy_file_range */
 	uint64_t rw_bytes;       /* ... by pread/pwrite */
+	uint64_t copyfrom_bytes; /* ... by RADOS copy-from, whole objects (RBD to RBD) */
+	uint64_t gateway_bytes;  /* ... by read + write in this process, an RBD LU on a side */
+	uint64_t hole_objects;   /* RBD: source objects absent, destination objects zeroed */
+	uint64_t touch_bytes;    /* RBD: object-map marker writes (zeros, 512 B per object) */
+	uint64_t fallbacks;      /* RBD to RBD calls copy-from was not safe for */
+	char last_fallback[48];  /* ... the reason of the last one ("" none) */
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */
 	uint64_t rcr;            /* RECEIVE COPY RESULTS answered */
@@ -224,6 +230,7 @@ struct xcm_lu {
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
 	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
+	bool no_tokens;                   /* the store serves no ROD tokens (RBD: handler.h) */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
@@ -314,6 +321,13 @@ struct xt_copy_acct {
 	uint64_t clone_bytes;
 	uint64_t cfr_bytes;
 	uint64_t rw_bytes;
+	/* an RBD LU on a side (store_copy.c, store_rbd.c) */
+	uint64_t copyfrom_bytes;
+	uint64_t gateway_bytes;
+	uint64_t hole_objects;
+	uint64_t touch_bytes;
+	uint64_t fallbacks;
+	const char *last_fallback;        /* static string, NULL: none */
 };
 
 /*

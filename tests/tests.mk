@@ -9,6 +9,8 @@ UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
 # target/ modules with unit suites of their own (tests/unit/test_target_*.c);
 # tests/unit/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o nexus.o)
+# store_copy.c with copy.c + parallel.c (file to file); the suite defines the file store
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o copy.o parallel.o)
 # common/: the OS helpers (tests/unit/test_common_*.c)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 

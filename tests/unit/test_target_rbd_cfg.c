@@ -29,6 +29,7 @@ rbd_cfg_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.id, "admin");
 	CU_ASSERT_EQUAL(c.block_size, 512);
 	CU_ASSERT_EQUAL(c.copy_from, 1);
+	CU_ASSERT_EQUAL(c.xcopy_core, 0);   /* the engine answers copies */
 	CU_ASSERT_STRING_EQUAL(why, "");
 }
 
@@ -50,6 +51,10 @@ rbd_cfg_every_part(void)
 	CU_ASSERT_EQUAL(c.copy_from, 1);
 	CU_ASSERT_EQUAL(parse("xcopy/rbd/p/i@/c?", &c, why), 0);
 	CU_ASSERT_STRING_EQUAL(c.conf, "/c");
+	CU_ASSERT_EQUAL(parse("xcopy/rbd/p/i?xcopy=core", &c, why), 0);
+	CU_ASSERT_EQUAL(c.xcopy_core, 1);
+	CU_ASSERT_EQUAL(parse("xcopy/rbd/p/i?xcopy=engine", &c, why), 0);
+	CU_ASSERT_EQUAL(c.xcopy_core, 0);
 }
 
 static void
@@ -84,6 +89,7 @@ rbd_cfg_refusals_name_the_fault(void)
 	expect_refused("xcopy/rbd/p/a?bs=1024", "bs=1024");
 	expect_refused("xcopy/rbd/p/a?bs=4096x", "bs=4096x");
 	expect_refused("xcopy/rbd/p/a?copyfrom=always", "copyfrom=always");
+	expect_refused("xcopy/rbd/p/a?xcopy=lio", "xcopy=lio");
 	expect_refused("xcopy/rbd/p/a?id=", "empty client id");
 	expect_refused("xcopy/rbd/p/a?cache=on", "unknown rbd option 'cache'");
 	expect_refused("xcopy/rbd/p/a?bs", "has no '=value'");
