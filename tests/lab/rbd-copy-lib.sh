@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # sg*, W, M, same_as: set by 610 before it sources this
+# tests/lab/rbd-copy-lib.sh: the EXTENDED COPY checks of lab test 610 on
+# user:xcopy LUs on RBD images. Sourced by 610 once its LUs are exported
+# through one tcm_loop TPG: lu0 ($sg, model $W/model.bin), f0 (file LU, $fsg,
+# $W/f0.img), a0/a1 (rbd/a0 sparse source $W/a0.bin, rbd/a1), b0 (rbd2/b0,
+# old data $W/b0.old). sg_xcopy sends EXTENDED COPY to the destination LU,
+# whose stats file counts it (xt_stat).
+
+# rbd_export_is IMAGE FILE : rbd export of IMAGE equals FILE byte for byte
+rbd_export_is() {
+	local rc=0
+	rbd export --no-progress "$1" "$W/exp.bin" >/dev/null 2>&1 && cmp "$W/exp.bin" "$2" || rc=1
+	rm -f "$W/exp.bin"
+	return $rc
+}
+
+# rbd_delta LU KEY BEFORE : counter now minus BEFORE
+rbd_delta() { echo $(($(xt_stat "$1" "$2") - $3)); }
+
+# rbd_xcopy NAME ARGS... : sg_xcopy, timed (blocks of 512 B, 16 MiB segments)
+rbd_xcopy() {
+	local name=$1 t0 rc=0
+	shift
+	t0=$(date +%s.%N)
+	sg_xcopy bs=512 bpt=32768 "$@" >"$W/xcopy.log" 2>&1 || rc=$?
+	if [ $rc -eq 0 ]; then
+		lab_pass "$name ($(awk "BEGIN{printf \"%.2f\", $(date +%s.%N) - $t0}") s)"
+	else
+		lab_fail "$name: sg_xcopy exit $rc"
+		sed 's/^/      /' "$W/xcopy.log"
+	fi
+	return $rc
+}
+
+rbd_copy_aligned() {
+	local c0 g0 h0 last
+	c0=$(xt_stat a1 copyfrom_bytes); g0=$(xt_stat a1 gateway_bytes); h0=$(xt_stat a1 hole_objects)
+	rbd_xcopy "sg_xcopy RBD LU a0 -> RBD LU a1, 64 MiB object-aligned, sparse source" \
+		if="$sga0" of="$sga1" count=$((64 * M / 512)) || true
+	lab_check "  ... rbd export rbd/a1 equals the source (holes read zeros)" \
+		rbd_export_is rbd/a1 "$W/a0.bin"
+	lab_check "  ... 0 bytes through the gateway (gateway_bytes +$(rbd_delta a1 gateway_bytes "$g0"))" \
+		test "$(rbd_delta a1 gateway_bytes "$g0")" -eq 0
+	lab_check "  ... RADOS copy-from moved the 14 written objects (copyfrom_bytes +$(rbd_delta a1 copyfrom_bytes "$c0"))" \
+		test "$(rbd_delta a1 copyfrom_bytes "$c0")" -eq $((56 * M))
+	lab_check "  ... the 2 source holes zeroed on a1 (hole_objects +$(rbd_delta a1 hole_objects "$h0"))" \
+		test "$(rbd_delta a1 hole_objects "$h0")" -eq 2
+	last=$(awk '$1 == "last_fallback" { print substr($0, 15) }' "$XT_STATS_DIR/a1.stats")
+	echo "    a1 stats: fallbacks $(xt_stat a1 fallbacks) (last: $last), touch_bytes $(xt_stat a1 touch_bytes)"
+}
+
+rbd_copy_unaligned() {
+	local c0 g0 f0
+	cp "$W/a0.bin" "$W/a1.model"
+	# incongruent offsets (0 -> 512 B): no whole object lines up, all through librbd
+	g0=$(xt_stat a1 gateway_bytes); f0=$(xt_stat a1 fallbacks)
+	rbd_xcopy "sg_xcopy a0 -> a1, 20 MiB from LBA 0 to LBA 1 (offsets not object-aligned alike)" \
+		if="$sga0" of="$sga1" seek=1 count=$((20 * M / 512)) || true
+	dd if="$W/a0.bin" of="$W/a1.model" bs=512 seek=1 count=$((20 * M / 512)) conv=notrunc status=none
+	lab_check "  ... rbd/a1 equals the model, outside the range too" rbd_export_is rbd/a1 "$W/a1.model"
+	lab_check "  ... through the gateway (gateway_bytes +$(rbd_delta a1 gateway_bytes "$g0")), fallback counted with its reason" \
+		sh -c "[ $(rbd_delta a1 gateway_bytes "$g0") -eq $((20 * M)) ] && [ $(rbd_delta a1 fallbacks "$f0") -ge 1 ] &&
+			grep -qx 'last_fallback offsets not object-aligned alike' '$XT_STATS_DIR/a1.stats'"
+	# congruent but unaligned (20 MiB + 512 B -> 4 MiB + 512 B): head and tail
+	# through librbd, the 3 whole objects between (a0's 6-8) by copy-from
+	c0=$(xt_stat a1 copyfrom_bytes); g0=$(xt_stat a1 gateway_bytes)
+	rbd_xcopy "sg_xcopy a0 -> a1, 16 MiB, offsets 512 B past object boundaries on both sides" \
+		if="$sga0" of="$sga1" skip=$((20 * M / 512 + 1)) seek=$((4 * M / 512 + 1)) count=$((16 * M / 512)) || true
+	dd if="$W/a0.bin" of="$W/a1.model" bs=512 skip=$((20 * M / 512 + 1)) seek=$((4 * M / 512 + 1)) \
+		count=$((16 * M / 512)) conv=notrunc status=none
+	lab_check "  ... rbd/a1 equals the model (copyfrom +$(rbd_delta a1 copyfrom_bytes "$c0"), gateway +$(rbd_delta a1 gateway_bytes "$g0"))" \
+		rbd_export_is rbd/a1 "$W/a1.model"
+	lab_check "  ... 3 whole objects by copy-from, head + tail (4 MiB) through the gateway" \
+		sh -c "[ $(rbd_delta a1 copyfrom_bytes "$c0") -eq $((12 * M)) ] && [ $(rbd_delta a1 gateway_bytes "$g0") -eq $((4 * M)) ]"
+	rm -f "$W/a1.model"
+}
+
+rbd_copy_cross_pool() {
+	local c0 g0
+	c0=$(xt_stat b0 copyfrom_bytes); g0=$(xt_stat b0 gateway_bytes)
+	rbd_xcopy "sg_xcopy RBD LU a0 (pool rbd) -> RBD LU b0 (pool rbd2), 32 MiB at 16 MiB" \
+		if="$sga0" of="$sgb0" seek=$((16 * M / 512)) count=$((32 * M / 512)) || true
+	dd if="$W/a0.bin" of="$W/b0.old" bs=1M seek=16 count=32 conv=notrunc status=none
+	lab_check "  ... rbd export rbd2/b0 equals the model, outside the range too" \
+		rbd_export_is rbd2/b0 "$W/b0.old"
+	lab_check "  ... by copy-from (copyfrom_bytes +$(rbd_delta b0 copyfrom_bytes "$c0"), gateway_bytes +$(rbd_delta b0 gateway_bytes "$g0"))" \
+		sh -c "[ $(rbd_delta b0 gateway_bytes "$g0") -eq 0 ] && [ $(rbd_delta b0 copyfrom_bytes "$c0") -gt 0 ]"
+	rm -f "$W/b0.old"
+}
+
+rbd_copy_file_rbd() {
+	local g0
+	g0=$(xt_stat lu0 gateway_bytes)
+	rbd_xcopy "sg_xcopy file LU f0 -> RBD LU lu0, 8 MiB at 4 MiB" \
+		if="$fsg" of="$sg" seek=$((4 * M / 512)) count=$((8 * M / 512)) || true
+	dd if="$W/f0.img" of="$W/model.bin" bs=1M seek=4 count=8 conv=notrunc status=none
+	lab_check "  ... rbd/lu0 equals the model (gateway_bytes +$(rbd_delta lu0 gateway_bytes "$g0"))" \
+		same_as "$W/model.bin"
+	cp "$W/f0.img" "$W/f0.model"
+	g0=$(xt_stat f0 gateway_bytes)
+	rbd_xcopy "sg_xcopy RBD LU lu0 -> file LU f0, 8 MiB at 8 MiB" \
+		if="$sg" of="$fsg" seek=$((8 * M / 512)) count=$((8 * M / 512)) || true
+	dd if="$W/model.bin" of="$W/f0.model" bs=1M seek=8 count=8 conv=notrunc status=none
+	lab_check "  ... f0's backing file equals the model (gateway_bytes +$(rbd_delta f0 gateway_bytes "$g0"))" \
+		cmp "$W/f0.img" "$W/f0.model"
+	rm -f "$W/f0.model"
+}
+
+# No ROD tokens on an RBD LU: VPD 8Fh without them, POPULATE TOKEN refused
+# as an unsupported service action (a file LU, the control, has them).
+rbd_copy_no_tokens() {
+	lab_check "VPD 8Fh of the file LU lists ROD token descriptors (control)" \
+		sh -c "sg_vpd --page=0x8f '$fsg' | grep -q 'ROD Token Limits'"
+	lab_check "VPD 8Fh of the RBD LU lists none" \
+		sh -c "sg_vpd --page=0x8f '$sg' >'$W/vpd.txt' && ! grep -qi 'ROD token' '$W/vpd.txt'"
+	lab_check "POPULATE TOKEN on the RBD LU: ILLEGAL REQUEST, INVALID FIELD IN CDB" \
+		sh -c "! sg_raw '$sg' 83 10 0 0 0 0 0 0 0 0 0 0 0 0 0 0 >'$W/pt.txt' 2>&1 &&
+			grep -qi 'invalid field in cdb' '$W/pt.txt'"
+}
+
+rbd_copy_checks() {
+	rbd_copy_aligned
+	rbd_copy_unaligned
+	rbd_copy_cross_pool
+	rbd_copy_file_rbd
+	rbd_copy_no_tokens
+}
