@@ -64,6 +64,7 @@ open_fails nopool "rbd/nopool/lu0$C" "pool nopool: no such pool"
 open_fails noimg "rbd/rbd/nosuch$C" "image rbd/nosuch: no such image"
 open_fails noconf "rbd/rbd/lu0@/nonexistent/ceph.conf" "ceph config /nonexistent/ceph.conf: No such file"
 lab_teardown >/dev/null 2>&1 || true
+echo "    open errors checked at $(stamp) s"
 
 # --- images for the copies: a0 sparse (objects 2 and 9 never written), a1 and
 # b0 (pool rbd2) full of old data; rbd import skips zero blocks
@@ -77,7 +78,7 @@ rbd import --no-progress "$W/a1.bin" rbd/a1 >/dev/null
 rbd import --no-progress "$W/a1.bin" rbd2/b0 >/dev/null
 mv "$W/a1.bin" "$W/b0.old"
 pfx=$(rbd info rbd/a0 | sed -n 's/^[[:space:]]*block_name_prefix: //p')
-echo "    rbd/a0 features: $(rbd info rbd/a0 | sed -n 's/^[[:space:]]*features: //p'); objects: $(rados -p rbd ls | grep -c "^$pfx")"
+echo "    rbd/a0 features: $(rbd info rbd/a0 | sed -n 's/^[[:space:]]*features: //p'); objects: $(rados -p rbd ls | grep -c "^$pfx"); images ready at $(stamp) s"
 
 # --- the LUs: tcm_loop for the block devices (one TPG: cross-LU copies allowed), iSCSI for libiscsi
 so=$(lab_user_create lu0 xcopy "rbd/rbd/lu0$C" 16M) || { lab_fail "user:xcopy LU on rbd/lu0 opened"; lab_summary; exit 1; }
