@@ -11,6 +11,9 @@
 #                 client sends 4 MiB EXTENDED COPY commands back to back
 #   odx.csv       issue 12 rows: LID1 vs ODX (PT + 64 MiB WUTs) vs LIO, SG_IO
 #                 through tcm_loop (tests/bench/guest_odx.sh)
+#   rbd.csv       issue 15 rows: RBD LU to RBD LU by the plugin (copy-from) vs
+#                 handler_rbd's core XCOPY vs dd (tests/bench/guest_rbd.sh;
+#                 phase rbd, not in the default set)
 #   inflight.csv  issue 14 rows: one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
@@ -30,6 +33,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../lab/lib.sh"
 # shellcheck source=tests/bench/guest_odx.sh
 . "$HERE/guest_odx.sh"
+# shellcheck source=tests/bench/guest_rbd.sh
+. "$HERE/guest_rbd.sh"
 lab_require_guest
 
 XCP=$LAB_BUILD/host/xcp
@@ -601,7 +606,8 @@ warm_store() {
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx" (default all),
+# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx rbd" (default
+# all but rbd),
 # or lat4m: only the 4 MiB-commands latency rows of async (user:xcopy, then LIO)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
@@ -616,6 +622,12 @@ if want rows || want lat || want odx; then
 	rmstore rl
 fi
 want clone && clonescale
+# no XFS store in guest RAM meanwhile: the OSD keeps the images there
+want rbd && rbdphase
+if [ "${BENCH_PHASES:-}" = rbd ]; then
+	log "done"
+	exit 0
+fi
 
 say "XFS store without reflink"
 mkstore nr 0

@@ -15,6 +15,7 @@ import os
 import sys
 
 from render_odx import odx_lines
+from render_rbd import rbd_lines
 
 GOAL_REFLINK = 50.0
 GOAL_NONREFLINK = 3.0
@@ -343,6 +344,7 @@ def main():
     # ---- issue 14: commands in flight (its own file, its own lines) -----------------
     md.extend(inflight_lines(raw))
     md.extend(odx_lines(raw))
+    md.extend(rbd_lines(raw))
 
     cs = []
     p = os.path.join(raw, "clonescale.csv")

@@ -1,0 +1,35 @@
+"""The RBD rows of bench.md (issue 15): rbd.csv from tests/bench/guest_rbd.sh."""
+import csv
+import os
+
+PATHS = {"plugin": "user:xcopy LU → user:xcopy LU, EXTENDED COPY (RADOS copy-from)",
+         "core": "handler_rbd (user:rbd), tcmu-runner core XCOPY within one image",
+         "host": "host read/write: dd O_DIRECT 4 MiB between the user:xcopy LUs"}
+
+
+def rbd_lines(raw):
+    """A table: each copy's time, MiB/s, counters, ×core and ×host (their time / this)."""
+    p = os.path.join(raw, "rbd.csv")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return []
+    t = {r["path"]: float(r["secs"] or "nan") for r in rows}
+    md = ["", "RBD (issue 15): one object-aligned copy on a single-node Ceph in the guest "
+          "(1 memstore OSD, 4 MiB objects), SG_IO through tcm_loop. ×core = handler_rbd's "
+          "core XCOPY time / this time; ×host = the dd time / this time. copy-from / gateway = "
+          "the plugin's counters (bytes).", "",
+          "| path | size | time s | MiB/s | copy-from B | gateway B | ×core | ×host | verified |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        size = int(r["size"])
+        secs = t[r["path"]]
+        xc = f"{t['core'] / secs:.2f}×" if "core" in t and r["path"] != "core" and secs > 0 else "—"
+        xh = f"{t['host'] / secs:.2f}×" if "host" in t and r["path"] != "host" and secs > 0 else "—"
+        mibs = size / 1048576 / secs if secs > 0 else float("nan")
+        md.append(f"| {PATHS.get(r['path'], r['path'])} | {size >> 20} MiB | {secs:.2f} | "
+                  f"{mibs:.0f} | {r['copyfrom_B']} | {r['gateway_B']} | {xc} | {xh} | "
+                  f"{r['verified']} |")
+    return md
