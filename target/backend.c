@@ -418,6 +418,8 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	memset(res, 0, sizeof(*res));
 	ctx.self = self;
 	ctx.job = job;
+	ctx.acct.deadline_ms = job->deadline_ms;
+	ctx.acct.cmd_time_out = job->cmd_time_out;
 	pthread_rwlock_rdlock(&g_reg_lock);
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		n++;

@@ -516,6 +516,25 @@ sync_io(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *rbu
 }
 
 int64_t
+xt_rbd_aio_wait(rbd_completion_t c)
+{
+	const struct timespec tick = { 0, 2000000 };
+	uint64_t dl = t_deadline_ms;
+
+	if (dl == 0) {
+		rbd_aio_wait_for_complete(c);
+		return rbd_aio_get_return_value(c);
+	}
+	while (!rbd_aio_is_complete(c)) {
+		if (xt_rbd_now_ms() >= dl) {
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return rbd_aio_get_return_value(c);
+}
+
+int64_t
 xt_rbd_read(struct xt_rbd *r, uint64_t off, size_t len, void *buf)
 {
 	return sync_io(r, SYNC_READ, off, len, buf, NULL);

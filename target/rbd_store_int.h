@@ -18,4 +18,12 @@ struct xt_rbd {
 	uint32_t op_timeout_s;          /* rados_osd/mon_op_timeout set on cluster */
 };
 
+/*
+ * Wait for a completion made without a callback, until the thread's copy
+ * deadline (xt_rbd_deadline_set): its return value, or -ETIMEDOUT (the
+ * operation still runs: its buffer must outlive it; rbd_aio_release is still
+ * the caller's, librbd frees the completion when the operation ends).
+ */
+int64_t xt_rbd_aio_wait(rbd_completion_t c);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "handler.h"
@@ -173,7 +174,27 @@ rbd_where(const struct xcm_lu *lu)
  */
 static pthread_mutex_t g_copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Two RBD LUs: whole objects by copy-from when safe, the rest through librbd. */
+/* g_copy_lock, waiting no longer than the job's deadline: 0 or -ETIMEDOUT */
+static int
+copy_lock(uint64_t deadline_ms)
+{
+	const struct timespec tick = { 0, 2000000 };
+
+	while (pthread_mutex_trylock(&g_copy_lock) != 0) {
+		if (deadline_ms != 0 && xt_rbd_now_ms() >= deadline_ms) {
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Two RBD LUs: whole objects by copy-from when safe, the rest through librbd.
+ * Every wait ends by the job's deadline; librados' operation timeouts of both
+ * images follow the receiving LU's cmd_time_out (target/README.md, "RBD:
+ * failure bounds").
+ */
 static int
 rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, uint64_t len,
 	    struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
@@ -183,10 +204,18 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 	int rc;
 
 	memset(&st, 0, sizeof(st));
-	pthread_mutex_lock(&g_copy_lock);
-	rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
-			 sizeof(why));
-	pthread_mutex_unlock(&g_copy_lock);
+	xt_rbd_op_timeout(xt_lux(src)->priv, acct->cmd_time_out);
+	xt_rbd_op_timeout(xt_lux(dst)->priv, acct->cmd_time_out);
+	rc = copy_lock(acct->deadline_ms);
+	if (rc != 0) {
+		snprintf(why, sizeof(why), "another RBD copy held the copy lock past the deadline");
+	} else {
+		xt_rbd_deadline_set(acct->deadline_ms);
+		rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
+				 sizeof(why));
+		xt_rbd_deadline_set(0);
+		pthread_mutex_unlock(&g_copy_lock);
+	}
 	acct->copyfrom_bytes += st.copyfrom_bytes;
 	acct->gateway_bytes += st.gateway_bytes;
 	acct->hole_objects += st.hole_objects;

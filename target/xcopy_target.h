@@ -328,6 +328,9 @@ struct xt_copy_acct {
 	uint64_t touch_bytes;
 	uint64_t fallbacks;
 	const char *last_fallback;        /* static string, NULL: none */
+	/* in: the job's bounds, for stores that wait on a cluster (store_rbd.c) */
+	uint64_t deadline_ms;             /* xt_now_ms() time, 0: none */
+	uint32_t cmd_time_out;            /* the receiving LU's, seconds */
 };
 
 /*
