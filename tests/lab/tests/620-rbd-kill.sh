@@ -3,17 +3,22 @@
 # daemon fails under it must end in time, and never write outside its
 # destination range. The single-node cluster of tests/lab/ceph.sh (1 mon,
 # 1 memstore OSD). Each copy: 16 MiB of a random source image into the
-# middle (8 MiB..24 MiB) of a fresh 32 MiB random destination image, by the RBD
-# store (build/tests/xt-rbd, with the time bounds the plugin gives a command
-# of an LU whose cmd_time_out is 10 s: librados operation timeout 1 s,
-# deadline 8 s), a daemon failed 0.1 s into the copy:
+# middle (8 MiB..24 MiB) of a fresh 32 MiB random destination image, with the
+# bounds of an LU whose cmd_time_out is 10 s (librados operation timeout 1 s,
+# deadline 8 s):
+#  through the plugin: sg_xcopy between two user:xcopy LUs on the images
+#  (cmd_time_out 10 s in configfs), a daemon failed 0.3 s after sg_xcopy
+#  started: the OSD hangs (SIGSTOP, then SIGCONT); the monitor is killed
+#  (then restarted): sg_xcopy gets COPY ABORTED (exit 10) or GOOD in < 10 s,
+#  never the kernel's timeout;
+#  the RBD store alone (build/tests/xt-rbd with those bounds), a daemon
+#  failed 0.1 s into the copy:
 #  1. the OSD hangs (SIGSTOP; RADOS copy-from path), then resumes (SIGCONT);
-#  2. the same through the gateway path (copyfrom=never: librbd read/write;
-#     with LAB_RBD_FULL=1 only: make test's time);
-#  3. the monitor is killed (SIGKILL), then restarted;
+#  2. the same through the gateway path (copyfrom=never: librbd read/write)
+#     and 3. the monitor killed: with LAB_RBD_FULL=1 only (make test's time);
 #  4. the OSD is killed (SIGKILL), last: a memstore OSD loses its objects
 #     with its process, so this case checks the time bound only; the
-#     "outside unchanged" proof is cases 1-3, where the data survives.
+#     "outside unchanged" proof is the other cases, where the data survives.
 # Each: the copy ends (fails, or completes) in < 10 s; after the daemon is
 # back, `rbd export` of the destination equals the old image outside the
 # range (and the whole model when the copy completed).
@@ -37,6 +42,7 @@ stamp() { awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $T0}"; }
 
 cleanup() {
 	local p
+	lab_teardown >/dev/null 2>&1 || true   # the runner closes its images first
 	for p in "$CEPH_DIR"/run/*.pid; do   # a stopped daemon would not hear SIGTERM
 		if [ -e "$p" ]; then kill -CONT "$(cat "$p")" 2>/dev/null || true; fi
 	done
@@ -131,6 +137,62 @@ in_time() { awk -v s="$SECS" -v t="$TMO" 'BEGIN { exit !(s < t) }'; }
 osd_cont() { kill -CONT "$(pid_of osd.0)"; }
 mon_start() { ceph-mon -i a -c "$CEPH_CONF"; }
 
+# --- through the plugin: sg_xcopy from a user:xcopy LU on rbd/src to one on a
+# --- fresh rbd/pN (cmd_time_out 10 s, set before export), a daemon failed 0.3 s
+# --- after sg_xcopy started (its inquiries, then the EXTENDED COPY)
+lab_teardown >/dev/null 2>&1 || true
+log=$LAB_RUN_DIR/tcmu/tcmu-runner.log
+[ -f "$log" ] || log=/var/log/tcmu-runner.log
+# plugin_copy N DESC SIGNAL DAEMON REVIVE: RC = sg_xcopy's exit, SECS = its whole run
+plugin_copy() {
+	local n=$1 sig=$3 daemon=$4 revive=$5 s d sgs sgd pid t0 t1
+	lab_teardown >/dev/null 2>&1 || true   # one LU per image: another would be a watcher
+	rbd import --no-progress "$W/old.bin" "rbd/p$n" >/dev/null
+	s=$(lab_user_create "s620$n" xcopy "rbd/rbd/src$C" 16M)
+	d=$(lab_user_create "p620$n" xcopy "rbd/rbd/p$n$C" 32M)
+	echo $TMO >"$d/attrib/cmd_time_out"
+	{ read -r _ sgs; read -r _ sgd; } <<<"$(lab_loop_export "$s" "$d")"
+	sg_turs "$sgs" >/dev/null 2>&1 || true
+	sg_turs "$sgd" >/dev/null 2>&1 || true
+	t0=$(date +%s.%N)
+	sg_xcopy bs=512 bpt=32768 if="$sgs" of="$sgd" seek=$((8 * M / 512)) count=$((16 * M / 512)) \
+		>"$W/px$n.log" 2>&1 &
+	pid=$!
+	sleep 0.3
+	kill -"$sig" "$(pid_of "$daemon")"
+	RC=0
+	wait "$pid" || RC=$?
+	t1=$(date +%s.%N)
+	SECS=$(awk "BEGIN{printf \"%.1f\", $t1 - $t0}")
+	$revive
+	echo "    plugin case $n ($2), at $(stamp) s: sg_xcopy exit $RC after $SECS s; runner: $(grep "p620$n" "$log" | grep -i 'rbd copy\|deadline' | tail -1 | cut -c1-220)"
+	grep -i 'copy aborted\|sense' "$W/px$n.log" | head -3 | sed 's/^/      /' || true
+}
+aborted_or_done() {   # RC LOG: COPY ABORTED (sg3_utils exit 10) or GOOD
+	[ "$1" = 0 ] || { [ "$1" = 10 ] && grep -qi 'copy aborted' "$2"; }
+}
+
+plugin_copy 1 "OSD stopped" STOP osd.0 osd_cont
+lab_check "plugin, OSD stopped mid-copy: sg_xcopy returned in $SECS s < cmd_time_out $TMO s" in_time
+lab_check "  ... with COPY ABORTED (exit $RC = 10) or GOOD, not the kernel's timeout" \
+	aborted_or_done "$RC" "$W/px1.log"
+lab_check "OSD resumed: the cluster answers again" ready
+lab_check "  ... rbd/p1 outside the destination range unchanged (rbd export + cmp)" outside_same rbd/p1
+
+plugin_copy 2 "monitor killed" KILL mon.a mon_start
+lab_check "plugin, monitor killed mid-copy: sg_xcopy returned in $SECS s < $TMO s" in_time
+lab_check "  ... with COPY ABORTED (exit $RC = 10) or GOOD" aborted_or_done "$RC" "$W/px2.log"
+lab_check "monitor restarted: the cluster answers again" ready
+out=$(outside_same rbd/p2) && ok=0 || ok=1
+lab_check "  ... rbd/p2 outside the destination range unchanged${out:+, the range copied whole}" \
+	test "$ok" = 0
+if [ "$RC" = 0 ]; then
+	lab_check "  ... GOOD: the range equals the source" test "$out" = complete
+fi
+# the runner closes its images (releasing their locks) while the OSD is alive:
+# a client gone with a lock or a watch would make the next copies fall back
+lab_teardown >/dev/null 2>&1 || true
+
 # --- 1. OSD hangs under a copy-from copy -----------------------------------
 fail_copy 1 "OSD stopped, copy-from" "" STOP osd.0 osd_cont
 lab_check "OSD stopped mid-copy (copy-from): the copy ended in ${SECS} s < cmd_time_out $TMO s" in_time
@@ -151,14 +213,16 @@ fi
 
 # --- 3. the monitor dies: data I/O does not need it (the copy completes, or
 # --- fails on an operation timeout of its own under load: both in time)
-fail_copy 3 "monitor killed" "" KILL mon.a mon_start
-lab_check "monitor killed mid-copy: the copy ended (exit $RC) in ${SECS} s < $TMO s" in_time
-lab_check "monitor restarted: the cluster answers again" ready
-out=$(outside_same rbd/d3) && ok=0 || ok=1
-lab_check "  ... rbd/d3 outside the destination range unchanged${out:+, the range copied whole}" \
-	test "$ok" = 0
-if [ "$RC" = 0 ]; then
-	lab_check "  ... the copy said it completed: the range equals the source" test "$out" = complete
+if [ "${LAB_RBD_FULL:-0}" = 1 ]; then
+	fail_copy 3 "monitor killed" "" KILL mon.a mon_start
+	lab_check "monitor killed mid-copy: the copy ended (exit $RC) in ${SECS} s < $TMO s" in_time
+	lab_check "monitor restarted: the cluster answers again" ready
+	out=$(outside_same rbd/d3) && ok=0 || ok=1
+	lab_check "  ... rbd/d3 outside the destination range unchanged${out:+, the range copied whole}" \
+		test "$ok" = 0
+	if [ "$RC" = 0 ]; then
+		lab_check "  ... the copy said it completed: the range equals the source" test "$out" = complete
+	fi
 fi
 
 # --- 4. the OSD dies (memstore: its objects die with it) ----------------------
