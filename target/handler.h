@@ -79,6 +79,12 @@ int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t d
 	       enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
 /* Is lu's store the backing file (page cache, fd, clones, tokens)? */
 bool xt_lu_is_file(const struct xcm_lu *lu);
+/*
+ * store_rbd.c: the calling thread's copy deadline (xt_now_ms() clock, 0:
+ * none): the RBD store's io waits no longer (store_copy.c sets it around
+ * its gateway pieces; the runner's workers also serve ordinary I/O).
+ */
+void xt_store_deadline(uint64_t deadline_ms);
 
 /*
  * An LU as lu_open.c allocates it: the engine-facing struct xcm_lu first,

@@ -78,22 +78,26 @@ gw_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, ui
 {
 	bool back = src == dst && doff > soff && doff < soff + len;
 	uint64_t n, at;
-	int rc;
+	int rc = 0;
 
 	*done = 0;
 	*at_dst = false;
+	xt_store_deadline(acct->deadline_ms);   /* RBD io: no wait past the job's deadline */
 	while (*done < len) {
 		n = len - *done < XT_BOUNCE_LEN ? len - *done : XT_BOUNCE_LEN;
 		at = back ? len - *done - n : *done;
 		rc = gw_piece(src, soff + at, dst, doff + at, (size_t)n, buf, at_dst);
 		if (rc != 0) {
-			return rc;
+			break;
 		}
 		acct->gateway_bytes += n;
 		*done += n;
 	}
-	*at_dst = false;
-	return 0;
+	xt_store_deadline(0);
+	if (rc == 0) {
+		*at_dst = false;
+	}
+	return rc;
 }
 
 int

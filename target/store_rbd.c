@@ -129,6 +129,15 @@ rbd_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint6
 	if (len == 0) {
 		return 0;
 	}
+	if (xt_rbd_deadline() != 0 && cnt == 1 && iov[0].iov_len >= len) {
+		/* a copy's gateway piece (store_copy.c): the deadline-bounded forms */
+		ret = wr ? xt_rbd_write(r, off, len, iov[0].iov_base)
+			 : xt_rbd_read(r, off, len, iov[0].iov_base);
+		if (ret < 0) {
+			return (int)ret;
+		}
+		return wr || (uint64_t)ret == len ? 0 : -EIO;   /* a read returns its bytes */
+	}
 	rc = xt_iov_clip(&v, iov, cnt, len, wr);   /* exactly len bytes, <= IOV_MAX entries */
 	if (rc != 0) {
 		return rc;
@@ -173,6 +182,12 @@ rbd_where(const struct xcm_lu *lu)
  * at once.
  */
 static pthread_mutex_t g_copy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+xt_store_deadline(uint64_t deadline_ms)
+{
+	xt_rbd_deadline_set(deadline_ms);
+}
 
 /* g_copy_lock, waiting no longer than the job's deadline: 0 or -ETIMEDOUT */
 static int
@@ -272,5 +287,11 @@ const struct xt_store_ops xt_store_rbd = {
 	.check = rbd_missing,
 	.open = rbd_missing_open,
 };
+
+void
+xt_store_deadline(uint64_t deadline_ms)
+{
+	(void)deadline_ms;   /* no RBD store: nothing waits on librbd */
+}
 
 #endif

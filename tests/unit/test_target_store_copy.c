@@ -77,6 +77,18 @@ const struct xt_store_ops xt_store_file = { .name = "file", .io = file_io, .toke
 static const struct xt_store_ops g_mem = { .name = "mem", .io = mem_io };
 static const struct xt_store_ops g_memcp = { .name = "memcp", .io = mem_io, .copy = mem_copy };
 
+/* store_rbd.c's (not linked here): the deadline the gateway loop sets and clears. */
+static uint64_t g_deadline_set, g_deadline_now;
+
+void
+xt_store_deadline(uint64_t deadline_ms)
+{
+	g_deadline_now = deadline_ms;
+	if (deadline_ms != 0) {
+		g_deadline_set = deadline_ms;
+	}
+}
+
 /* Stand-in for iov.c's xt_iov_io (not linked into the unit tests): one pread/pwrite. */
 int
 xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr)
@@ -165,9 +177,13 @@ store_copy_file_mem_gateway(void)
 
 	UT_ASSERT_FATAL(model != NULL);
 	memset(&a, 0, sizeof(a));
+	a.deadline_ms = 123456;
 	memcpy(model, lu_bytes(m), LU_LEN);
 	memcpy(model + doff, lu_bytes(f) + so, len);
 	CU_ASSERT_EQUAL(copy(f, so, m, doff, len, &a, &at_dst, &done), 0);
+	/* the job's deadline was the thread's during the pieces, and is cleared after */
+	CU_ASSERT_EQUAL(g_deadline_set, 123456);
+	CU_ASSERT_EQUAL(g_deadline_now, 0);
 	CU_ASSERT_EQUAL(done, len);
 	CU_ASSERT_FALSE(at_dst);
 	CU_ASSERT_EQUAL(memcmp(lu_bytes(m), model, LU_LEN), 0);   /* outside the range too */

@@ -66,17 +66,20 @@ open_fails noconf "rbd/rbd/lu0@/nonexistent/ceph.conf" "ceph config /nonexistent
 lab_teardown >/dev/null 2>&1 || true
 echo "    open errors checked at $(stamp) s"
 
-# --- images for the copies: a0 sparse (objects 2 and 9 never written), a1 and
-# b0 (pool rbd2) full of old data; rbd import skips zero blocks
+# --- images for the copies (rbd import skips zero blocks): a0 random but
+# objects 2 and 9 never written; old data in a1 where a0 has its holes, in
+# b0 (pool rbd2) in objects 1, 5 and 13 (one inside the range copied there)
 ceph osd pool create rbd2 8 8 >/dev/null 2>&1 && ceph osd pool application enable rbd2 rbd >/dev/null 2>&1
 head -c 64M /dev/urandom >"$W/a0.bin"
 dd if=/dev/zero of="$W/a0.bin" bs=4M seek=2 count=1 conv=notrunc status=none
 dd if=/dev/zero of="$W/a0.bin" bs=4M seek=9 count=1 conv=notrunc status=none
-head -c 64M /dev/urandom >"$W/a1.bin"
+truncate -s 64M "$W/a1.old" "$W/b0.old"
+for o in 2 9; do dd if=/dev/urandom of="$W/a1.old" bs=4M seek=$o count=1 conv=notrunc status=none; done
+for o in 1 5 13; do dd if=/dev/urandom of="$W/b0.old" bs=4M seek=$o count=1 conv=notrunc status=none; done
 rbd import --no-progress "$W/a0.bin" rbd/a0 >/dev/null
-rbd import --no-progress "$W/a1.bin" rbd/a1 >/dev/null
-rbd import --no-progress "$W/a1.bin" rbd2/b0 >/dev/null
-mv "$W/a1.bin" "$W/b0.old"
+rbd import --no-progress "$W/a1.old" rbd/a1 >/dev/null
+rbd import --no-progress "$W/b0.old" rbd2/b0 >/dev/null
+rm -f "$W/a1.old"
 pfx=$(rbd info rbd/a0 | sed -n 's/^[[:space:]]*block_name_prefix: //p')
 echo "    rbd/a0 features: $(rbd info rbd/a0 | sed -n 's/^[[:space:]]*features: //p'); objects: $(rados -p rbd ls | grep -c "^$pfx"); images ready at $(stamp) s"
 
