@@ -50,7 +50,8 @@ rbdrow() {
 		p1[$k]=0
 		for lu in "$@"; do p1[$k]=$((p1[$k] + $(pstat "$lu" "$k"))); done
 	done
-	echo "$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO)" \
+	# offloaded_B / fallback_B: what libxcopy sent as EXTENDED COPY / copied itself
+	echo "$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO)" \
 		>>"$OUT/rbd.csv"
 	tail -1 "$OUT/rbd.csv" >&2
 }
@@ -59,7 +60,7 @@ rbdphase() {
 	local S src so sa sb g
 	S=$(lab_size_bytes "${BENCH_RBD_SIZE:-1G}")
 	say "RBD: user:xcopy vs handler_rbd (issue 15), $S bytes"
-	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,verified" >"$OUT/rbd.csv"
+	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified" >"$OUT/rbd.csv"
 	# shellcheck source=tests/lab/ceph.sh
 	. "$HERE/../lab/ceph.sh"
 	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_MEM=$((2 * S + (512 << 20)))

@@ -20,9 +20,11 @@ def rbd_lines(raw):
     md = ["", "RBD (issue 15): one object-aligned copy on a single-node Ceph in the guest "
           "(1 memstore OSD, 4 MiB objects), SG_IO through tcm_loop. ×core = handler_rbd's "
           "core XCOPY time / this time; ×host = the dd time / this time. copy-from / gateway = "
-          "the plugin's counters (bytes).", "",
-          "| path | size | time s | MiB/s | copy-from B | gateway B | ×core | ×host | verified |",
-          "|---|---|---|---|---|---|---|---|---|"]
+          "the plugin's counters (bytes); by EXTENDED COPY / host fallback = what libxcopy offloaded / "
+          "copied itself after a refusal or failure (a row with fallback bytes is not the copy "
+          "manager's time).", "",
+          "| path | size | time s | MiB/s | copy-from B | gateway B | by EXTENDED COPY B | host fallback B | ×core | ×host | verified |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         size = int(r["size"])
         secs = t[r["path"]]
@@ -30,6 +32,7 @@ def rbd_lines(raw):
         xh = f"{t['host'] / secs:.2f}×" if "host" in t and r["path"] != "host" and secs > 0 else "—"
         mibs = size / 1048576 / secs if secs > 0 else float("nan")
         md.append(f"| {PATHS.get(r['path'], r['path'])} | {size >> 20} MiB | {secs:.2f} | "
-                  f"{mibs:.0f} | {r['copyfrom_B']} | {r['gateway_B']} | {xc} | {xh} | "
+                  f"{mibs:.0f} | {r['copyfrom_B']} | {r['gateway_B']} | {r.get('offloaded_B') or '—'} | "
+                  f"{r.get('fallback_B') or '—'} | {xc} | {xh} | "
                   f"{r['verified']} |")
     return md
