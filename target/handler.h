@@ -49,7 +49,6 @@ struct xt_store_ops {
 	int (*flush)(struct xcm_lu *lu);
 	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
 	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
-	const char *(*where)(const struct xcm_lu *lu);            /* for messages */
 	/*
 	 * Optional: copy between two LUs of this store inside the store (RBD:
 	 * RADOS copy-from when safe, else librbd read/write; counted in acct).

@@ -17,7 +17,7 @@ xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *io
 	int rc = ops->io(lu, iov, cnt, len, (uint64_t)off, false);
 
 	if (rc != 0) {
-		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", ops->where(lu), (long long)off, len,
+		tcmu_dev_err(dev, "read %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
 			     strerror(-rc));
 		return TCMU_STS_RD_ERR;
 	}
@@ -49,7 +49,7 @@ xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *i
 		rc = ops->flush(lu);
 	}
 	if (rc != 0) {
-		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", ops->where(lu), (long long)off, len,
+		tcmu_dev_err(dev, "write %s+%lld len %zu: %s\n", lu->cfg.path, (long long)off, len,
 			     strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}
@@ -68,7 +68,7 @@ xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	}
 	rc = xt_lux(lu)->ops->flush(lu);
 	if (rc != 0) {
-		tcmu_dev_err(dev, "flush %s: %s\n", xt_lux(lu)->ops->where(lu), strerror(-rc));
+		tcmu_dev_err(dev, "flush %s: %s\n", lu->cfg.path, strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}
 	return TCMU_STS_OK;
@@ -81,7 +81,7 @@ unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t l
 	int rc = xt_lux(lu)->ops->zero(lu, off, len);
 
 	if (rc != 0) {
-		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", xt_lux(lu)->ops->where(lu),
+		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path,
 			     (unsigned long long)off, strerror(-rc));
 		return TCMU_STS_WR_ERR;
 	}

@@ -150,7 +150,7 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 	}
 	if (*size < need) {
 		tcmu_dev_err(dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
-			     "grow it (rbd resize --size %lluB)\n", ops->where(lu),
+			     "grow it (rbd resize --size %lluB)\n", lu->cfg.path,
 			     (unsigned long long)*size, (unsigned long long)need,
 			     (unsigned long long)need);
 		return -EINVAL;
@@ -282,7 +282,7 @@ xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 	case TCMULIB_CFG_DEV_SIZE:
 		if (ops->size(lu, &size) != 0 || size < cfg->data.dev_size) {
 			tcmu_dev_err(dev, "xcopy: cannot grow the LU to %llu bytes: %s has %llu\n",
-				     (unsigned long long)cfg->data.dev_size, ops->where(lu),
+				     (unsigned long long)cfg->data.dev_size, lu->cfg.path,
 				     (unsigned long long)size);
 			return -EINVAL;
 		}

@@ -114,12 +114,6 @@ file_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 	return xos_zero_range(lu->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
 }
 
-static const char *
-file_where(const struct xcm_lu *lu)
-{
-	return lu->cfg.path;
-}
-
 const struct xt_store_ops xt_store_file = {
 	.name = "file",
 	.check = file_check,
@@ -129,7 +123,6 @@ const struct xt_store_ops xt_store_file = {
 	.io = file_io,
 	.flush = file_flush,
 	.zero = file_zero,
-	.where = file_where,
 	.tokens = true,
 };
 

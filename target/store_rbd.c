@@ -170,12 +170,6 @@ rbd_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 	return xt_rbd_write_zeroes(r, off, len);
 }
 
-static const char *
-rbd_where(const struct xcm_lu *lu)
-{
-	return lu->cfg.path;
-}
-
 /*
  * xt_rbd_copy_check refreshes both images' geometry in their struct xt_rbd:
  * one RBD copy call at a time in this process, so two jobs never write it
@@ -257,7 +251,6 @@ const struct xt_store_ops xt_store_rbd = {
 	.io = rbd_io,
 	.flush = rbd_flush_lu,
 	.zero = rbd_zero,
-	.where = rbd_where,
 	.copy = rbd_copy_lu,
 	.tokens = false,   /* POPULATE TOKEN / WRITE USING TOKEN work on the backing file */
 };
