@@ -7,6 +7,7 @@
 #                                   boot-to-ready time; conf is DIR/ceph.conf
 #   tests/lab/ceph.sh stop [DIR]    stop both daemons, remove DIR
 #   . tests/lab/ceph.sh             (sourced) defines ceph_start / ceph_stop
+#                                   (and ceph_lab_start for lab tests)
 #
 # Choices (issue #15, item 4):
 # - OSD objectstore: memstore. It keeps objects in the OSD's RAM and has no
@@ -135,6 +136,17 @@ ceph_stop() {
 	done
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	rm -rf "$d"
+}
+
+# ceph_lab_start LOG (lab tests, after lib.sh): ceph_start "$CEPH_DIR" with its
+# messages in LOG; when it fails, LOG is shown, the test fails and exits.
+ceph_lab_start() {
+	if ! ceph_start "$CEPH_DIR" 2>"$1"; then
+		cat "$1"
+		lab_fail "single-node Ceph started"
+		lab_summary
+		exit 1
+	fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

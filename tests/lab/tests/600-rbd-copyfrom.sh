@@ -34,12 +34,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ceph_start "$CEPH_DIR" 2>"$W/ceph-start.log"; then
-	cat "$W/ceph-start.log"
-	lab_fail "single-node Ceph started"
-	lab_summary
-	exit 1
-fi
+ceph_lab_start "$W/ceph-start.log"
 ready=$(sed -n 's/^ceph: cluster ready in \([0-9.]*\) s.*/\1/p' "$W/ceph-start.log")
 lab_check "single-node Ceph ready in ${ready:-?} s (goal < 60 s under TCG)" \
 	awk -v s="${ready:-999}" 'BEGIN { exit !(s < 60) }'

@@ -51,12 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! ceph_start "$CEPH_DIR" 2>"$W/ceph-start.log"; then
-	cat "$W/ceph-start.log"
-	lab_fail "single-node Ceph started"
-	lab_summary
-	exit 1
-fi
+ceph_lab_start "$W/ceph-start.log"
 sed -n 's/^ceph: /    ceph: /p' "$W/ceph-start.log"
 C="@$CEPH_CONF"
 pid_of() { cat "$CEPH_DIR/run/$1.pid"; }
