@@ -1,6 +1,5 @@
 """The ODX rows of bench.md (issue 12): odx.csv from tests/bench/guest_odx.sh."""
-import csv
-import os
+from bench_csv import csv_rows
 
 STORES = {"rl": "reflink XFS", "nr": "XFS without reflink"}
 PATHS = {"lid1": "EXTENDED COPY (LID1), user:xcopy",
@@ -10,11 +9,7 @@ PATHS = {"lid1": "EXTENDED COPY (LID1), user:xcopy",
 
 def odx_lines(raw):
     """A table: each copy's time, ×LID1 (the LID1 time / this) and ×LIO."""
-    p = os.path.join(raw, "odx.csv")
-    if not os.path.exists(p):
-        return []
-    with open(p) as f:
-        rows = list(csv.DictReader(f))
+    rows = csv_rows(raw, "odx.csv")
     if not rows:
         return []
     t = {}

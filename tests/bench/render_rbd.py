@@ -1,6 +1,5 @@
 """The RBD rows of bench.md (issue 15): rbd.csv from tests/bench/guest_rbd.sh."""
-import csv
-import os
+from bench_csv import csv_rows
 
 PATHS = {"plugin": "user:xcopy LU → user:xcopy LU, EXTENDED COPY (RADOS copy-from)",
          "core": "handler_rbd (user:rbd), tcmu-runner core XCOPY within one image",
@@ -9,11 +8,7 @@ PATHS = {"plugin": "user:xcopy LU → user:xcopy LU, EXTENDED COPY (RADOS copy-f
 
 def rbd_lines(raw):
     """A table: each copy's time, MiB/s, counters, ×core and ×host (their time / this)."""
-    p = os.path.join(raw, "rbd.csv")
-    if not os.path.exists(p):
-        return []
-    with open(p) as f:
-        rows = list(csv.DictReader(f))
+    rows = csv_rows(raw, "rbd.csv")
     if not rows:
         return []
     t = {r["path"]: float(r["secs"] or "nan") for r in rows}
