@@ -28,17 +28,6 @@ so(const char *name)
 	ut_put_file(g_root, rel, "1\n");
 }
 
-/* LUN lun of TPG tpg (FABRIC/WWN/tpgt_1) exports storage object name. */
-static void
-lun(const char *tpg, int n, const char *name)
-{
-	char rel[256], target[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/lun/lun_%d/x", tpg, n);
-	snprintf(target, sizeof(target), "%s/core/user_0/%s", g_root, name);
-	ut_symlink(g_root, rel, target);
-}
-
 static void
 demo(const char *tpg, bool on)
 {
@@ -46,17 +35,6 @@ demo(const char *tpg, bool on)
 
 	snprintf(rel, sizeof(rel), "%s/attrib/generate_node_acls", tpg);
 	ut_put_file(g_root, rel, on ? "1\n" : "0\n");
-}
-
-/* ACL ini of tpg maps mapped LUN m to the TPG's lun_n. */
-static void
-acl_map(const char *tpg, const char *ini, int m, int n)
-{
-	char rel[256], target[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d/link", tpg, ini, m);
-	snprintf(target, sizeof(target), "%s/%s/lun/lun_%d", g_root, tpg, n);
-	ut_symlink(g_root, rel, target);
 }
 
 /*
@@ -116,7 +94,7 @@ access_unexported_source_refused(void)
 	char why[512];
 
 	fresh();
-	lun("loopback/naa.1/tpgt_1", 0, "b");
+	ut_cfs_lun(g_root, "loopback/naa.1/tpgt_1", 0, "b");
 	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "not exported by any TPG"));
 }
@@ -128,12 +106,12 @@ access_tcm_loop_demo(void)
 
 	/* tcm_loop has no generate_node_acls: demo mode, both LUs on one TPG */
 	fresh();
-	lun("loopback/naa.1/tpgt_1", 0, "a");
-	lun("loopback/naa.1/tpgt_1", 1, "b");
+	ut_cfs_lun(g_root, "loopback/naa.1/tpgt_1", 0, "a");
+	ut_cfs_lun(g_root, "loopback/naa.1/tpgt_1", 1, "b");
 	CU_ASSERT_EQUAL(check("a", "b", why), 0);
 	CU_ASSERT_EQUAL(check("b", "a", why), 0);
 	/* c is on another TPG only: whoever reaches a may not reach c */
-	lun("loopback/naa.2/tpgt_1", 0, "c");
+	ut_cfs_lun(g_root, "loopback/naa.2/tpgt_1", 0, "c");
 	CU_ASSERT_EQUAL(check("a", "c", why), -EACCES);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "does not export"));
 }
@@ -146,13 +124,13 @@ access_iscsi_acls(void)
 
 	fresh();
 	demo(t, false);
-	lun(t, 0, "a");
-	lun(t, 1, "b");
-	acl_map(t, "iqn.i1", 0, 0);
-	acl_map(t, "iqn.i1", 1, 1);
+	ut_cfs_lun(g_root, t, 0, "a");
+	ut_cfs_lun(g_root, t, 1, "b");
+	ut_cfs_acl_map(g_root, t, "iqn.i1", 0, 0);
+	ut_cfs_acl_map(g_root, t, "iqn.i1", 1, 1);
 	CU_ASSERT_EQUAL(check("a", "b", why), 0);
 	/* a second initiator that sees a but not b closes the way */
-	acl_map(t, "iqn.i2", 0, 0);
+	ut_cfs_acl_map(g_root, t, "iqn.i2", 0, 0);
 	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "iqn.i2"));
 	/* ... but not the other way round: every initiator that sees b sees a */
@@ -167,9 +145,9 @@ access_demo_mode_iscsi_needs_both(void)
 
 	fresh();
 	demo(t, true);
-	lun(t, 0, "a");
+	ut_cfs_lun(g_root, t, 0, "a");
 	CU_ASSERT_EQUAL(check("a", "b", why), -EACCES);
-	lun(t, 1, "b");
+	ut_cfs_lun(g_root, t, 1, "b");
 	CU_ASSERT_EQUAL(check("a", "b", why), 0);
 }
 
@@ -206,7 +184,7 @@ access_unresolvable_paths(void)
 	char why[512];
 
 	fresh();
-	lun("loopback/naa.1/tpgt_1", 0, "a");
+	ut_cfs_lun(g_root, "loopback/naa.1/tpgt_1", 0, "a");
 	CU_ASSERT_EQUAL(check("a", "nosuch", why), -ENOENT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "cannot resolve"));
 	ut_rm_tree(g_root);

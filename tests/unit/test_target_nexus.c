@@ -31,26 +31,6 @@ static char g_root[1024];
 static struct xt_nexus_set g_old, g_now;   /* big: not on the stack */
 
 static void
-lun(const char *tpg, int n, const char *name)
-{
-	char rel[256], target[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/lun/lun_%d/x", tpg, n);
-	snprintf(target, sizeof(target), "%s/core/user_0/%s", g_root, name);
-	ut_symlink(g_root, rel, target);
-}
-
-static void
-acl_map(const char *tpg, const char *ini, int m, int n)
-{
-	char rel[256], target[PATH_MAX];
-
-	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d/link", tpg, ini, m);
-	snprintf(target, sizeof(target), "%s/%s/lun/lun_%d", g_root, tpg, n);
-	ut_symlink(g_root, rel, target);
-}
-
-static void
 put(const char *rel, const char *s)
 {
 	ut_put_file(g_root, rel, s);
@@ -158,7 +138,7 @@ static void
 nexus_tcm_loop(void)
 {
 	fresh();
-	lun(LOOP, 0, "a");
+	ut_cfs_lun(g_root, LOOP, 0, "a");
 	read_set(&g_old);
 	CU_ASSERT_EQUAL(g_old.n, 1);                    /* the TPG alone */
 	put(LOOP "/nexus", "naa.5001405bbbbbbbbb\n");
@@ -172,9 +152,9 @@ nexus_tcm_loop(void)
 	CU_ASSERT_TRUE(arrived());                      /* replaced between two reads */
 	/* a nexus on a TPG that does not export a is not a way to a */
 	put("loopback/naa.2/tpgt_1/nexus", "naa.5001405eeeeeeeee\n");
-	lun("loopback/naa.2/tpgt_1", 0, "b");
+	ut_cfs_lun(g_root, "loopback/naa.2/tpgt_1", 0, "b");
 	CU_ASSERT_FALSE(arrived());
-	lun("loopback/naa.2/tpgt_1", 1, "a");
+	ut_cfs_lun(g_root, "loopback/naa.2/tpgt_1", 1, "a");
 	CU_ASSERT_TRUE(arrived());                      /* ... until it does */
 	rm_rel("loopback/naa.2/tpgt_1/lun/lun_1/x");
 	CU_ASSERT_FALSE(arrived());                     /* export gone: left */
@@ -184,7 +164,7 @@ static void
 nexus_iscsi_demo(void)
 {
 	fresh();
-	lun(ISCSI, 0, "a");
+	ut_cfs_lun(g_root, ISCSI, 0, "a");
 	put(ACCEPTS, "3\n");
 	put(ISCSI "/dynamic_sessions", "iqn.i1\niqn.i2\n");
 	read_set(&g_old);
@@ -208,10 +188,10 @@ static void
 nexus_iscsi_acl(void)
 {
 	fresh();
-	lun(ISCSI, 0, "a");
-	lun(ISCSI, 1, "b");
-	acl_map(ISCSI, "iqn.i1", 0, 0);
-	acl_map(ISCSI, "iqn.i2", 0, 1);                 /* i2 maps only b */
+	ut_cfs_lun(g_root, ISCSI, 0, "a");
+	ut_cfs_lun(g_root, ISCSI, 1, "b");
+	ut_cfs_acl_map(g_root, ISCSI, "iqn.i1", 0, 0);
+	ut_cfs_acl_map(g_root, ISCSI, "iqn.i2", 0, 1);                 /* i2 maps only b */
 	put(INFO, SID(1) "  0x00000010   0x00000011\n");
 	read_set(&g_old);
 	put(INFO, SID(1) "  0x00000020   0x00000021\n");
@@ -234,7 +214,7 @@ nexus_overflow_configfs(void)
 
 	CU_ASSERT_FATAL(list != NULL);
 	fresh();
-	lun(ISCSI, 0, "a");
+	ut_cfs_lun(g_root, ISCSI, 0, "a");
 	for (p = list, i = 0; i < XT_NEXUS_MAX + 8; i++) {
 		p += sprintf(p, "iqn.1994-05.com.example:host%d\n", i);
 	}

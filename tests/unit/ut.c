@@ -119,6 +119,26 @@ ut_symlink(const char *dir, const char *rel_link, const char *target)
 	UT_ASSERT_FATAL(symlink(target, p) == 0);
 }
 
+void
+ut_cfs_lun(const char *root, const char *tpg, int n, const char *name)
+{
+	char rel[256], target[4096];
+
+	snprintf(rel, sizeof(rel), "%s/lun/lun_%d/x", tpg, n);
+	snprintf(target, sizeof(target), "%s/core/user_0/%s", root, name);
+	ut_symlink(root, rel, target);
+}
+
+void
+ut_cfs_acl_map(const char *root, const char *tpg, const char *ini, int m, int n)
+{
+	char rel[256], target[4096];
+
+	snprintf(rel, sizeof(rel), "%s/acls/%s/lun_%d/link", tpg, ini, m);
+	snprintf(target, sizeof(target), "%s/%s/lun/lun_%d", root, tpg, n);
+	ut_symlink(root, rel, target);
+}
+
 static unsigned int g_skipped;
 
 void

@@ -79,5 +79,12 @@ void ut_rm_tree(const char *dir);
 void ut_put_file(const char *dir, const char *rel, const char *s);
 /* dir/rel_link -> target (made with the parent directories); aborts on failure. */
 void ut_symlink(const char *dir, const char *rel_link, const char *target);
+/*
+ * A fake LIO configfs tree under root: LUN n of TPG tpg (FABRIC/WWN/tpgt_N)
+ * links the storage object core/user_0/name; ACL ini of tpg maps its mapped
+ * LUN m to the TPG's lun_n.
+ */
+void ut_cfs_lun(const char *root, const char *tpg, int n, const char *name);
+void ut_cfs_acl_map(const char *root, const char *tpg, const char *ini, int m, int n);
 
 #endif /* UT_H */
