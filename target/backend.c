@@ -310,18 +310,22 @@ xt_cmd_time_out(struct xcm_lu *lu)
 }
 
 /*
- * Chunks of a list received on an RBD LU: 32 MiB, 8 objects of RBD's default
- * 4 MiB, as many as rbd_copy.c runs copy-from on at once (the safety check,
- * flushes and object-map marker writes are per call). A chunk holds whole
- * objects of up to 32 MiB (order 25).
+ * Chunks of a list received on an RBD LU, and the most one merged run of
+ * contiguous segments between two RBD LUs carries: 128 MiB, 32 objects of
+ * RBD's default 4 MiB, one batch of rbd_copy.c (copy-from keeps 8 objects
+ * in flight across it; the safety check, flushes and object-map marker
+ * writes are per call). Hosts send segments of a few MiB (libxcopy 4 MiB,
+ * Windows and ESXi alike): one call per segment would copy one object at a
+ * time. A chunk holds whole objects of up to 128 MiB (order 27).
  */
-#define XT_RBD_CHUNK (UINT64_C(32) << 20)
+#define XT_RBD_CHUNK (UINT64_C(128) << 20)
 
 /*
- * Contiguous segments merged into one call (engine/exec.c copy_run): only
+ * Contiguous segments merged into one call (engine/exec.c copy_run):
  * between reflink LUs of one filesystem, where one FICLONERANGE costs the
- * extents, not the bytes; up to XT_RUN_MAX bytes per call. Not with a fault
- * armed (the tests count calls) or clone=never.
+ * extents, not the bytes, up to XT_RUN_MAX bytes per call (not with a fault
+ * armed: the tests count calls; not with clone=never); between two LUs whose
+ * store copies itself (RBD), up to XT_RBD_CHUNK.
  */
 #define XT_RUN_MAX (UINT64_C(256) << 20)
 
@@ -330,6 +334,9 @@ be_run_len(void *vctx, struct xcm_lu *src, struct xcm_lu *dst)
 {
 	struct xt_ctx *ctx = vctx;
 
+	if (xt_lu_store_copies(src, dst)) {
+		return XT_RBD_CHUNK;
+	}
 	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !src->reflink || !dst->reflink ||
 	    src->st_dev != dst->st_dev || xt_fault_active(src) || xt_fault_active(dst)) {
 		return 0;
@@ -337,7 +344,11 @@ be_run_len(void *vctx, struct xcm_lu *src, struct xcm_lu *dst)
 	return XT_RUN_MAX;
 }
 
-/* A merged run: clone or nothing (the engine copies a failed run segment by segment). */
+/*
+ * A merged run: by the store's copy (RBD), or clone or nothing (files). The
+ * engine copies a failed run again segment by segment, which reports the
+ * failure at its segment (and counts it).
+ */
 static int
 be_copy_run(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
 	    uint64_t dst_off, uint64_t len)
@@ -348,6 +359,12 @@ be_copy_run(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst
 	int rc;
 
 	xt_tok_note_write(dst, dst_off, len);   /* as be_copy */
+	if (xt_lu_store_copies(src, dst)) {
+		rc = xt_lu_copy(src, src_off, dst, dst_off, len, ctx->job->bounce, 1, XT_CLONE_AUTO,
+				XT_CFR_AUTO, &ctx->acct, &at_dst, &done);
+		xt_tok_note_write(dst, dst_off, len);
+		return rc;
+	}
 	rc = xt_file_copy(src, src_off, dst, dst_off, len, ctx->job->bounce[0], XT_CLONE_ALWAYS,
 			  XT_CFR_NEVER, &ctx->acct, &at_dst, &done);
 	xt_tok_note_write(dst, dst_off, len);
@@ -384,6 +401,7 @@ exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status
 	self->stats.hole_objects += ctx->acct.hole_objects;
 	self->stats.touch_bytes += ctx->acct.touch_bytes;
 	self->stats.fallbacks += ctx->acct.fallbacks;
+	self->stats.store_copies += ctx->acct.store_copies;
 	if (ctx->acct.last_fallback != NULL) {
 		snprintf(self->stats.last_fallback, sizeof(self->stats.last_fallback), "%s",
 			 ctx->acct.last_fallback);

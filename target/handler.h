@@ -76,6 +76,11 @@ const struct xt_store_ops *xt_store_for(const char *cfgstring);
 int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
 	       uint64_t len, uint8_t *const *bounce, unsigned int nb, enum xt_clone clone,
 	       enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+/*
+ * Do src and dst share a store whose copy op moves the bytes itself (two
+ * RBD LUs: copy-from inside the cluster), with no fault armed on either?
+ */
+bool xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst);
 /* Is lu's store the backing file (page cache, fd, clones, tokens)? */
 bool xt_lu_is_file(const struct xcm_lu *lu);
 /*

@@ -70,7 +70,7 @@ stats_write_locked(struct xcm_lu *lu)
 		"denied %llu\nrcr %llu\ndeadline_cuts %llu\ncmd_time_out %u\nbusy %llu\n"
 		"inflight_max %llu\nheld_discarded %llu\nheld_expired %llu\n"
 		"copyfrom_bytes %llu\ngateway_bytes %llu\nhole_objects %llu\ntouch_bytes %llu\n"
-		"fallbacks %llu\nlast_fallback %s\n",
+		"fallbacks %llu\nlast_fallback %s\nstore_copies %llu\n",
 		lu->name, lu->cfg.path, (unsigned long long)s.commands,
 		(unsigned long long)s.commands_ok, (unsigned long long)s.errors,
 		(unsigned long long)s.segments, (unsigned long long)s.bytes,
@@ -82,7 +82,8 @@ stats_write_locked(struct xcm_lu *lu)
 		(unsigned long long)s.held_discarded, (unsigned long long)s.held_expired,
 		(unsigned long long)s.copyfrom_bytes, (unsigned long long)s.gateway_bytes,
 		(unsigned long long)s.hole_objects, (unsigned long long)s.touch_bytes,
-		(unsigned long long)s.fallbacks, s.last_fallback[0] != '\0' ? s.last_fallback : "-");
+		(unsigned long long)s.fallbacks, s.last_fallback[0] != '\0' ? s.last_fallback : "-",
+		(unsigned long long)s.store_copies);
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return;

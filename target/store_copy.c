@@ -100,13 +100,20 @@ gw_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, ui
 	return rc;
 }
 
+bool
+xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst)
+{
+	const struct xt_store_ops *so = xt_lux(src)->ops;
+
+	return so == xt_lux(dst)->ops && so->copy != NULL && !xt_fault_active(src) &&
+	       !xt_fault_active(dst);
+}
+
 int
 xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, uint64_t len,
 	   uint8_t *const *bounce, unsigned int nb, enum xt_clone clone, enum xt_cfr cfr,
 	   struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
 {
-	const struct xt_store_ops *so = xt_lux(src)->ops;
-
 	*at_dst = false;
 	*done = 0;
 	if (len == 0 || (src == dst && soff == doff)) {
@@ -116,9 +123,8 @@ xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
 		return xt_par_copy(src, soff, dst, doff, len, bounce, nb, clone, cfr, acct, at_dst,
 				   done);
 	}
-	if (so == xt_lux(dst)->ops && so->copy != NULL && !xt_fault_active(src) &&
-	    !xt_fault_active(dst)) {
-		return so->copy(src, soff, dst, doff, len, acct, at_dst, done);
+	if (xt_lu_store_copies(src, dst)) {
+		return xt_lux(src)->ops->copy(src, soff, dst, doff, len, acct, at_dst, done);
 	}
 	return gw_copy(src, soff, dst, doff, len, bounce[0], acct, at_dst, done);
 }

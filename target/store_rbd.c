@@ -229,6 +229,7 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 	acct->gateway_bytes += st.gateway_bytes;
 	acct->hole_objects += st.hole_objects;
 	acct->touch_bytes += st.touch_bytes;
+	acct->store_copies++;
 	if (st.fallbacks > 0) {
 		acct->fallbacks += st.fallbacks;
 		acct->last_fallback = xt_rbd_unsafe_name(st.last_unsafe);

@@ -160,6 +160,7 @@ struct xt_stats {
 	uint64_t hole_objects;   /* RBD: source objects absent, destination objects zeroed */
 	uint64_t touch_bytes;    /* RBD: object-map marker writes (zeros, 512 B per object) */
 	uint64_t fallbacks;      /* RBD to RBD calls copy-from was not safe for */
+	uint64_t store_copies;   /* RBD to RBD copy calls (contiguous segments merged into one) */
 	char last_fallback[48];  /* ... the reason of the last one ("" none) */
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */
@@ -327,6 +328,7 @@ struct xt_copy_acct {
 	uint64_t hole_objects;
 	uint64_t touch_bytes;
 	uint64_t fallbacks;
+	uint64_t store_copies;            /* calls of the store's copy op (RBD to RBD) */
 	const char *last_fallback;        /* static string, NULL: none */
 	/* in: the job's bounds, for stores that wait on a cluster (store_rbd.c) */
 	uint64_t deadline_ms;             /* xt_now_ms() time, 0: none */

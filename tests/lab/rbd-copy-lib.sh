@@ -75,6 +75,21 @@ rbd_copy_unaligned() {
 	rm -f "$W/a1.model"
 }
 
+# libxcopy (xcp) sends 4 MiB segments, 16 for 64 MiB in one command: the
+# plugin merges contiguous segments into one store copy (copy-from keeps 8
+# objects in flight across them), not 16 one-object calls.
+rbd_copy_merged() {
+	local x=$LAB_BUILD/host/xcp c0 s0 k0 g0
+	c0=$(xt_stat a1 commands); s0=$(xt_stat a1 segments)
+	k0=$(xt_stat a1 store_copies); g0=$(xt_stat a1 gateway_bytes)
+	lab_check "xcp --require-offload a0 -> a1, 64 MiB (libxcopy: 4 MiB segments)" \
+		"$x" --require-offload -q --src-lba 0 --dst-lba 0 --blocks $((64 * M / 512)) "$sga0" "$sga1"
+	lab_check "  ... rbd export rbd/a1 equals the source again" rbd_export_is rbd/a1 "$W/a0.bin"
+	lab_check "  ... 1 command of 16 segments, 1 store copy (commands +$(rbd_delta a1 commands "$c0"), segments +$(rbd_delta a1 segments "$s0"), store_copies +$(rbd_delta a1 store_copies "$k0"))" \
+		sh -c "[ $(rbd_delta a1 commands "$c0") -eq 1 ] && [ $(rbd_delta a1 segments "$s0") -eq 16 ] &&
+			[ $(rbd_delta a1 store_copies "$k0") -eq 1 ] && [ $(rbd_delta a1 gateway_bytes "$g0") -eq 0 ]"
+}
+
 rbd_copy_cross_pool() {
 	local c0 g0
 	c0=$(xt_stat b0 copyfrom_bytes); g0=$(xt_stat b0 gateway_bytes)
@@ -121,6 +136,7 @@ rbd_copy_no_tokens() {
 rbd_copy_checks() {
 	rbd_copy_aligned
 	rbd_copy_unaligned
+	rbd_copy_merged
 	rbd_copy_cross_pool
 	rbd_copy_file_rbd
 	rbd_copy_no_tokens
