@@ -15,6 +15,8 @@
 #   host    dd O_DIRECT, 4 MiB blocks, between the user:xcopy LUs' /dev/sdX
 #           (the initiator reads and writes every byte)
 # Verified: `rbd export` of the destination range has the source's md5.
+# CPU seconds (user + system) of the gateway (tcmu-runner) and of the OSD
+# during each copy: where the work went, beside where the bytes went.
 # The phase needs the guest RAM for the OSD: ~2 x RBD_SIZE in memstore (the
 # core row's image is deleted before the others are made) + RBD_SIZE of
 # source file in /tmp while importing.
@@ -23,6 +25,9 @@ rbd_md5() {   # IMAGE OFF LEN: md5 of LEN bytes at OFF of the image, as librbd r
 	rbd export --no-progress "$1" - 2>/dev/null |
 		tail -c +$(($2 + 1)) | head -c "$3" | md5sum | cut -d' ' -f1
 }
+
+# cpu_ticks PID: user + system clock ticks of a process so far (0: gone)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # rbdrow PATH SIZE SRC_SG DST_SG DOFF LU...: one copy, timed; stats of the LUs summed
 rbdrow() {
@@ -35,6 +40,10 @@ rbdrow() {
 		for lu in "$@"; do p0[$k]=$((p0[$k] + $(pstat "$lu" "$k"))); done
 	done
 	st=$W/rbd-$path.out
+	local gw osd g0 o0 hz
+	gw=$(pidof tcmu-runner | cut -d' ' -f1); osd=$(cat "$CEPH_DIR/run/osd.0.pid" 2>/dev/null)
+	hz=$(getconf CLK_TCK)
+	g0=$(cpu_ticks "$gw"); o0=$(cpu_ticks "$osd")
 	if [ "$path" = host ]; then
 		t0=$EPOCHREALTIME
 		dd if="$sgs" of="$sgd" bs=4M count=$((S >> 22)) iflag=direct oflag=direct \
@@ -46,12 +55,14 @@ rbdrow() {
 		t0=$(cval "$st" copy_t0)
 		t1=$(cval "$st" copy_t1)
 	fi
+	g0=$(awk -v a="$g0" -v b="$(cpu_ticks "$gw")" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }')
+	o0=$(awk -v a="$o0" -v b="$(cpu_ticks "$osd")" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }')
 	for k in copyfrom_bytes gateway_bytes commands; do
 		p1[$k]=0
 		for lu in "$@"; do p1[$k]=$((p1[$k] + $(pstat "$lu" "$k"))); done
 	done
 	# offloaded_B / fallback_B: what libxcopy sent as EXTENDED COPY / copied itself
-	echo "$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO)" \
+	echo "$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO),$g0,$o0" \
 		>>"$OUT/rbd.csv"
 	tail -1 "$OUT/rbd.csv" >&2
 }
@@ -60,7 +71,7 @@ rbdphase() {
 	local S src so sa sb g
 	S=$(lab_size_bytes "${BENCH_RBD_SIZE:-1G}")
 	say "RBD: user:xcopy vs handler_rbd (issue 15), $S bytes"
-	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified" >"$OUT/rbd.csv"
+	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified,gw_cpu_s,osd_cpu_s" >"$OUT/rbd.csv"
 	# shellcheck source=tests/lab/ceph.sh
 	. "$HERE/../lab/ceph.sh"
 	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_MEM=$((2 * S + (512 << 20)))

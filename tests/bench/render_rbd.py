@@ -17,9 +17,10 @@ def rbd_lines(raw):
           "core XCOPY time / this time; ×host = the dd time / this time. copy-from / gateway = "
           "the plugin's counters (bytes); by EXTENDED COPY / host fallback = what libxcopy offloaded / "
           "copied itself after a refusal or failure (a row with fallback bytes is not the copy "
-          "manager's time).", "",
-          "| path | size | time s | MiB/s | copy-from B | gateway B | by EXTENDED COPY B | host fallback B | ×core | ×host | verified |",
-          "|---|---|---|---|---|---|---|---|---|---|---|"]
+          "manager's time). gateway / OSD CPU s = user + system seconds of tcmu-runner / "
+          "ceph-osd during the copy.", "",
+          "| path | size | time s | MiB/s | copy-from B | gateway B | by EXTENDED COPY B | host fallback B | gateway CPU s | OSD CPU s | ×core | ×host | verified |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         size = int(r["size"])
         secs = t[r["path"]]
@@ -28,6 +29,7 @@ def rbd_lines(raw):
         mibs = size / 1048576 / secs if secs > 0 else float("nan")
         md.append(f"| {PATHS.get(r['path'], r['path'])} | {size >> 20} MiB | {secs:.2f} | "
                   f"{mibs:.0f} | {r['copyfrom_B']} | {r['gateway_B']} | {r.get('offloaded_B') or '—'} | "
-                  f"{r.get('fallback_B') or '—'} | {xc} | {xh} | "
+                  f"{r.get('fallback_B') or '—'} | {r.get('gw_cpu_s') or '—'} | "
+                  f"{r.get('osd_cpu_s') or '—'} | {xc} | {xh} | "
                   f"{r['verified']} |")
     return md

@@ -169,6 +169,7 @@ rbd create --size 128M rbd/base
 rm -f "$REF"/*.txt "$REF/summary.tsv"
 {
 	printf '# date\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf '# boot\t%s\n' "$(cat /proc/sys/kernel/random/boot_id)"   # 610 compares in the same boot
 	printf '# tcmu-runner\t%s\n' "$(dpkg-query -W -f='${Version}' tcmu-runner)"
 	printf '# ceph\t%s\n' "$(dpkg-query -W -f='${Version}' ceph-osd)"
 	printf '# target\tuser:rbd (Debian handler_rbd.so) on rbd/base 128 MiB, 1 memstore OSD\n'

@@ -150,10 +150,25 @@ for s in $suites; do
 done
 lab_check "runner still serving after libiscsi (read 1 MiB)" \
 	sh -c "dd if=$sd bs=1M count=1 iflag=direct status=none | wc -c | grep -qx $M"
-ref=$HERE/../reference/2026-12-04-handler-rbd/summary.tsv
 echo "    user:xcopy on RBD (this boot):"
 grep -v '^#' "$OUT/summary.tsv" | { column -t -s $'\t' 2>/dev/null || cat; } | sed 's/^/      /'
-echo "    handler_rbd (recorded, tests/lab/reference/2026-12-04-handler-rbd):"
-grep -v '^#' "$ref" 2>/dev/null | { column -t -s $'\t' 2>/dev/null || cat; } | sed 's/^/      /'
+# handler_rbd: test 600 of this boot ran the same suites on it (run-tests 600
+# 610); otherwise the recorded figures. Same boot: at least as many passed.
+ref=$LAB_RESULTS/reference/handler-rbd/summary.tsv
+if [ "$(sed -n 's/^# boot\t//p' "$ref" 2>/dev/null)" = "$(cat /proc/sys/kernel/random/boot_id)" ]; then
+	echo "    handler_rbd (this boot, test 600):"
+	grep -v '^#' "$ref" | { column -t -s $'\t' 2>/dev/null || cat; } | sed 's/^/      /'
+	for s in $suites; do
+		ours=$(awk -F'\t' -v s="$s" '$2 == s { print $5 }' "$OUT/summary.tsv")
+		theirs=$(awk -F'\t' -v s="$s" '$2 == s { print $5 }' "$ref")
+		[ -n "$theirs" ] || continue
+		lab_check "$s, same boot: user:xcopy on RBD ${ours:-?} passed >= handler_rbd $theirs" \
+			test "${ours:-0}" -ge "$theirs"
+	done
+else
+	ref=$HERE/../reference/2026-12-04-handler-rbd/summary.tsv
+	echo "    handler_rbd (recorded, tests/lab/reference/2026-12-04-handler-rbd; run-tests 600 610 compares in one boot):"
+	grep -v '^#' "$ref" 2>/dev/null | { column -t -s $'\t' 2>/dev/null || cat; } | sed 's/^/      /'
+fi
 echo "    610 done at $(stamp) s"
 lab_summary
