@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <rados/librados.h>
 #include <rbd/librbd.h>
@@ -41,6 +42,44 @@ const char *
 xt_rbd_unsafe_name(enum xt_rbd_unsafe u)
 {
 	return (unsigned)u < XT_RBD_UNSAFE_MAX ? unsafe_names[u] : "?";
+}
+
+static int
+lock_until(pthread_mutex_t *m, uint64_t deadline_ms)
+{
+	const struct timespec tick = { 0, 2000000 };
+
+	while (pthread_mutex_trylock(m) != 0) {
+		if (deadline_ms != 0 && xt_rbd_now_ms() >= deadline_ms) {
+			return -ETIMEDOUT;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+int
+xt_rbd_copy_lock(struct xt_rbd *a, struct xt_rbd *b, uint64_t deadline_ms)
+{
+	struct xt_rbd *lo = (uintptr_t)a < (uintptr_t)b ? a : b, *hi = lo == a ? b : a;
+
+	if (lock_until(&lo->copy_lock, deadline_ms) != 0) {
+		return -ETIMEDOUT;
+	}
+	if (hi != lo && lock_until(&hi->copy_lock, deadline_ms) != 0) {
+		pthread_mutex_unlock(&lo->copy_lock);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+void
+xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b)
+{
+	if (b != a) {
+		pthread_mutex_unlock(&b->copy_lock);
+	}
+	pthread_mutex_unlock(&a->copy_lock);
 }
 
 /* Take the exclusive lock (explicit mode: librbd keeps it until close). */

@@ -161,6 +161,7 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 		return -ENOMEM;
 	}
 	r->cfg = *cfg;
+	pthread_mutex_init(&r->copy_lock, NULL);
 	r->op_timeout_s = xt_rbd_op_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT);
 	rc = rbd_connect(cfg, &r->cluster, why, whylen);
 	if (rc < 0) {
@@ -216,6 +217,7 @@ xt_rbd_close(struct xt_rbd *r)
 	if (r->cluster != NULL) {
 		rados_shutdown(r->cluster);
 	}
+	pthread_mutex_destroy(&r->copy_lock);
 	free(r);
 }
 

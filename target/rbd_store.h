@@ -126,6 +126,15 @@ struct xt_rbd_copy_stats {
 int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
 		uint64_t dst_off, uint64_t len, struct xt_rbd_copy_stats *st,
 		char *why, size_t whylen);
+/*
+ * The copy locks of a and b (one lock when a == b), taken in address order,
+ * waiting until deadline_ms (xt_rbd_now_ms() clock, 0: no limit): 0, or
+ * -ETIMEDOUT with neither held. xt_rbd_copy refreshes both images' geometry
+ * and takes their exclusive locks: one copy per image at a time; copies
+ * between other images run at once.
+ */
+int xt_rbd_copy_lock(struct xt_rbd *a, struct xt_rbd *b, uint64_t deadline_ms);
+void xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b);
 /* The safety rules for copy-from between the two images (target/README.md). */
 enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
 

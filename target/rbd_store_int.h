@@ -3,6 +3,8 @@
 #ifndef XT_RBD_STORE_INT_H
 #define XT_RBD_STORE_INT_H
 
+#include <pthread.h>
+
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 
@@ -16,6 +18,7 @@ struct xt_rbd {
 	rbd_image_t image;
 	struct xt_rbd_geom geom;        /* at open */
 	uint32_t op_timeout_s;          /* rados_osd/mon_op_timeout set on cluster */
+	pthread_mutex_t copy_lock;      /* a copy from or to this image (xt_rbd_copy_lock) */
 };
 
 /*

@@ -170,32 +170,10 @@ rbd_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 	return xt_rbd_write_zeroes(r, off, len);
 }
 
-/*
- * xt_rbd_copy_check refreshes both images' geometry in their struct xt_rbd:
- * one RBD copy call at a time in this process, so two jobs never write it
- * at once.
- */
-static pthread_mutex_t g_copy_lock = PTHREAD_MUTEX_INITIALIZER;
-
 void
 xt_store_deadline(uint64_t deadline_ms)
 {
 	xt_rbd_deadline_set(deadline_ms);
-}
-
-/* g_copy_lock, waiting no longer than the job's deadline: 0 or -ETIMEDOUT */
-static int
-copy_lock(uint64_t deadline_ms)
-{
-	const struct timespec tick = { 0, 2000000 };
-
-	while (pthread_mutex_trylock(&g_copy_lock) != 0) {
-		if (deadline_ms != 0 && xt_rbd_now_ms() >= deadline_ms) {
-			return -ETIMEDOUT;
-		}
-		nanosleep(&tick, NULL);
-	}
-	return 0;
 }
 
 /*
@@ -215,15 +193,16 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 	memset(&st, 0, sizeof(st));
 	xt_rbd_op_timeout(xt_lux(src)->priv, acct->cmd_time_out);
 	xt_rbd_op_timeout(xt_lux(dst)->priv, acct->cmd_time_out);
-	rc = copy_lock(acct->deadline_ms);
+	/* one copy per image at a time (xt_rbd_copy_lock); other images' copies run at once */
+	rc = xt_rbd_copy_lock(xt_lux(src)->priv, xt_lux(dst)->priv, acct->deadline_ms);
 	if (rc != 0) {
-		snprintf(why, sizeof(why), "another RBD copy held the copy lock past the deadline");
+		snprintf(why, sizeof(why), "another copy on these images held them past the deadline");
 	} else {
 		xt_rbd_deadline_set(acct->deadline_ms);
 		rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
 				 sizeof(why));
 		xt_rbd_deadline_set(0);
-		pthread_mutex_unlock(&g_copy_lock);
+		xt_rbd_copy_unlock(xt_lux(src)->priv, xt_lux(dst)->priv);
 	}
 	acct->copyfrom_bytes += st.copyfrom_bytes;
 	acct->gateway_bytes += st.gateway_bytes;

@@ -100,6 +100,24 @@ rbd_copy_cross_pool() {
 		rbd_export_is rbd2/b0 "$W/b0.old"
 	lab_check "  ... by copy-from (copyfrom_bytes +$(rbd_delta b0 copyfrom_bytes "$c0"), gateway_bytes +$(rbd_delta b0 gateway_bytes "$g0"))" \
 		sh -c "[ $(rbd_delta b0 gateway_bytes "$g0") -eq 0 ] && [ $(rbd_delta b0 copyfrom_bytes "$c0") -gt 0 ]"
+	# two commands at once from one source image (a0 -> a1 and a0 -> b0): each
+	# copy holds its two images (per-image copy locks, address order). a1
+	# equals a0 before: its first half gets a0's second half.
+	local p1 p2 rc1=0 rc2=0
+	sg_xcopy bs=512 bpt=32768 if="$sga0" of="$sga1" skip=$((32 * M / 512)) count=$((32 * M / 512)) \
+		>"$W/x1.log" 2>&1 & p1=$!
+	sg_xcopy bs=512 bpt=32768 if="$sga0" of="$sgb0" skip=$((16 * M / 512)) count=$((48 * M / 512)) \
+		>"$W/x2.log" 2>&1 & p2=$!
+	wait $p1 || rc1=$?
+	wait $p2 || rc2=$?
+	cp "$W/a0.bin" "$W/a1.model"
+	dd if="$W/a0.bin" of="$W/a1.model" bs=1M skip=32 count=32 conv=notrunc status=none
+	dd if="$W/a0.bin" of="$W/b0.old" bs=1M skip=16 count=48 conv=notrunc status=none
+	lab_check "two sg_xcopy at once from rbd/a0 (to a1 32 MiB, to b0 48 MiB): both GOOD (exit $rc1, $rc2)" \
+		test "$rc1$rc2" = 00
+	lab_check "  ... rbd/a1 equals its model" rbd_export_is rbd/a1 "$W/a1.model"
+	lab_check "  ... rbd2/b0 equals its model" rbd_export_is rbd2/b0 "$W/b0.old"
+	rm -f "$W/a1.model"
 	rm -f "$W/b0.old"
 }
 
