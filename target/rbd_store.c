@@ -59,10 +59,21 @@ op_timeout_conf(rados_t cl, uint32_t secs)
 	return rc < 0 ? rc : rados_conf_set(cl, "rados_mon_op_timeout", v);
 }
 
-int
-xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s)
+uint32_t
+xt_rbd_io_timeout_for(uint32_t cmd_time_out_s)
 {
-	uint32_t secs = xt_rbd_op_timeout_for(cmd_time_out_s);
+	/*
+	 * The LU's ordinary I/O: TCMU fails the command at cmd_time_out
+	 * anyway; until then an OSD failover (heartbeat grace 20 s, then
+	 * peering) may still complete it. The timeout only frees what a dead
+	 * cluster would hold for ever (the command's ring slot).
+	 */
+	return cmd_time_out_s ? cmd_time_out_s : XT_RBD_CMD_TIME_OUT_DEFAULT;
+}
+
+static int
+timeout_apply(struct xt_rbd *r, uint32_t secs)
+{
 	int rc;
 
 	if (r->op_timeout_s == secs) {
@@ -73,6 +84,18 @@ xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s)
 		r->op_timeout_s = secs;
 	}
 	return rc;
+}
+
+int
+xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s)
+{
+	return timeout_apply(r, xt_rbd_op_timeout_for(cmd_time_out_s));
+}
+
+int
+xt_rbd_io_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s)
+{
+	return timeout_apply(r, xt_rbd_io_timeout_for(cmd_time_out_s));
 }
 
 /* The deadline of the copy this thread runs (0: none). */
@@ -128,7 +151,7 @@ rbd_connect(const struct xt_rbd_cfg *cfg, rados_t *cl, char *why, size_t whylen)
 	rados_conf_set(*cl, "rbd_cache", "false");
 	/* connect and pool/image lookups: at open, not inside a SCSI command */
 	rados_conf_set(*cl, "client_mount_timeout", "30");
-	rc = op_timeout_conf(*cl, xt_rbd_op_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT));
+	rc = op_timeout_conf(*cl, xt_rbd_io_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT));
 	if (rc < 0) {
 		xos_why_set(why, whylen, "rados_osd_op_timeout: %s", strerror(-rc));
 		goto fail;
@@ -162,7 +185,7 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 	}
 	r->cfg = *cfg;
 	pthread_mutex_init(&r->copy_lock, NULL);
-	r->op_timeout_s = xt_rbd_op_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT);
+	r->op_timeout_s = xt_rbd_io_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT);
 	rc = rbd_connect(cfg, &r->cluster, why, whylen);
 	if (rc < 0) {
 		free(r);

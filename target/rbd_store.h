@@ -143,10 +143,20 @@ enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
  * command cmd_time_out seconds after it queued it (default 30 s).
  */
 #define XT_RBD_CMD_TIME_OUT_DEFAULT 30
-/* librados' per-operation timeout (s) for an LU with that cmd_time_out */
+/*
+ * librados' per-operation timeout (s) while a copy runs on an image of an LU
+ * with that cmd_time_out: short, so the copy's synchronous librbd calls end
+ * inside the engine's reserve. xt_rbd_op_timeout applies it to r's cluster
+ * handle (a no-op when already so): 0 or -errno.
+ */
 uint32_t xt_rbd_op_timeout_for(uint32_t cmd_time_out_s);
-/* Apply it to r's cluster handle (a no-op when already so): 0 or -errno. */
 int xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s);
+/*
+ * The timeout of the LU's ordinary I/O (the handle's state at open and
+ * between copies): cmd_time_out itself. xt_rbd_io_timeout applies it.
+ */
+uint32_t xt_rbd_io_timeout_for(uint32_t cmd_time_out_s);
+int xt_rbd_io_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s);
 /*
  * The deadline (xt_rbd_now_ms() clock, CLOCK_MONOTONIC ms; 0: none) of the
  * copy the calling thread runs: the synchronous forms above and copy-from

@@ -77,6 +77,7 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 	}
 	rbd_lu_cfg(lu, &cfg);
 	xt_lux(lu)->priv = r;
+	xt_rbd_io_timeout(r, xt_cmd_time_out(lu));   /* ordinary I/O: the LU's cmd_time_out */
 	if (bs != cfg.block_size) {
 		tcmu_dev_err(lu->dev, "xcopy: LU block size %u but the cfgstring says bs=%u "
 			     "(add ?bs=%u)\n", bs, cfg.block_size, bs);
@@ -191,17 +192,20 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 	int rc;
 
 	memset(&st, 0, sizeof(st));
-	xt_rbd_op_timeout(xt_lux(src)->priv, acct->cmd_time_out);
-	xt_rbd_op_timeout(xt_lux(dst)->priv, acct->cmd_time_out);
 	/* one copy per image at a time (xt_rbd_copy_lock); other images' copies run at once */
 	rc = xt_rbd_copy_lock(xt_lux(src)->priv, xt_lux(dst)->priv, acct->deadline_ms);
 	if (rc != 0) {
 		snprintf(why, sizeof(why), "another copy on these images held them past the deadline");
 	} else {
+		/* short operation timeouts while the copy runs, the LUs' own after */
+		xt_rbd_op_timeout(xt_lux(src)->priv, acct->cmd_time_out);
+		xt_rbd_op_timeout(xt_lux(dst)->priv, acct->cmd_time_out);
 		xt_rbd_deadline_set(acct->deadline_ms);
 		rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
 				 sizeof(why));
 		xt_rbd_deadline_set(0);
+		xt_rbd_io_timeout(xt_lux(src)->priv, src->cmd_time_out);
+		xt_rbd_io_timeout(xt_lux(dst)->priv, dst->cmd_time_out);
 		xt_rbd_copy_unlock(xt_lux(src)->priv, xt_lux(dst)->priv);
 	}
 	acct->copyfrom_bytes += st.copyfrom_bytes;

@@ -19,6 +19,9 @@
 #  4. the OSD is killed (SIGKILL), last: a memstore OSD loses its objects
 #     with its process, so this case checks the time bound only; the
 #     "outside unchanged" proof is the other cases, where the data survives.
+# Then an ordinary READ on an LU that has just copied, through a 4 s OSD
+# stall: GOOD (a copy's short operation timeouts are its own; ordinary I/O
+# has cmd_time_out).
 # Each: the copy ends (fails, or completes) in < 10 s; after the daemon is
 # back, `rbd export` of the destination equals the old image outside the
 # range (and the whole model when the copy completed).
@@ -184,6 +187,42 @@ lab_check "  ... rbd/p2 outside the destination range unchanged${out:+, the rang
 if [ "$RC" = 0 ]; then
 	lab_check "  ... GOOD: the range equals the source" test "$out" = complete
 fi
+
+# --- an ordinary READ through an OSD stall longer than a copy's operation
+# --- timeout (1 s at cmd_time_out 10 s) but shorter than cmd_time_out, on an
+# --- LU that has just copied: GOOD, the data read equal to what was copied
+read_stall() {
+	local s d sgs sdd sgd pid t0
+	lab_teardown >/dev/null 2>&1 || true
+	rbd import --no-progress "$W/old.bin" rbd/r0 >/dev/null
+	s=$(lab_user_create s620r xcopy "rbd/rbd/src$C" 16M)
+	d=$(lab_user_create r620 xcopy "rbd/rbd/r0$C" 32M)
+	echo $TMO >"$d/attrib/cmd_time_out"
+	{ read -r _ sgs; read -r sdd sgd; } <<<"$(lab_loop_export "$s" "$d")"
+	sg_turs "$sgs" >/dev/null 2>&1 || true
+	sg_turs "$sgd" >/dev/null 2>&1 || true
+	RC=0
+	sg_xcopy bs=512 bpt=32768 if="$sgs" of="$sgd" seek=$((8 * M / 512)) count=$((16 * M / 512)) \
+		>"$W/rx.log" 2>&1 || RC=$?
+	lab_check "sg_xcopy 16 MiB rbd/src -> rbd/r0 (cmd_time_out $TMO s): GOOD (exit $RC)" test "$RC" = 0
+	kill -STOP "$(pid_of osd.0)"
+	t0=$(date +%s.%N)
+	dd if="$sdd" of="$W/rd.bin" bs=1M skip=8 count=16 iflag=direct status=none 2>"$W/rd.err" &
+	pid=$!
+	sleep 4
+	osd_cont
+	RC=0
+	wait "$pid" || RC=$?
+	SECS=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+	echo "    READ through a 4 s OSD stall: dd exit $RC after $SECS s $(head -c 200 "$W/rd.err")"
+	lab_check "READ of 16 MiB during a 4 s OSD stall: GOOD in $SECS s < $TMO s (not a 1 s operation timeout)" \
+		sh -c "[ $RC -eq 0 ] && awk -v s=$SECS -v t=$TMO 'BEGIN { exit !(s < t) }'"
+	lab_check "  ... the data read equals the copied source" \
+		cmp "$W/rd.bin" <(tail -c +$((8 * M + 1)) "$W/model.bin" | head -c $((16 * M)))
+	rm -f "$W/rd.bin"
+}
+read_stall
+
 # the runner closes its images (releasing their locks) while the OSD is alive:
 # a client gone with a lock or a watch would make the next copies fall back
 lab_teardown >/dev/null 2>&1 || true
