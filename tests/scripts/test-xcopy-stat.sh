@@ -60,6 +60,15 @@ echo "commands 5" >"$T/noname.stats"
 echo "commands 99" >"$T/other.txt"
 expect "non-.stats files ignored, LU name from the file name" 0 - "$XS" -d "$T"
 grep -q '^noname  *5 ' "$T/out" && ! grep -q 99 "$T/out" && ok || ko "noname/other: $(cat "$T/out")"
+# the RBD and async keys: counters with help, inflight_max a gauge
+printf 'name r0\npath rbd:rbd/r0\ncommands 2\nstore_copies 3\ninflight_max 2\nlast_fallback different object sizes\n' \
+	>"$T/r0.stats"
+expect "RBD keys, Prometheus" 0 - "$XS" -d "$T" -p r0
+grep -qx '# TYPE xcopy_store_copies_total counter' "$T/out" &&
+	grep -qx 'xcopy_store_copies_total{lu="r0",path="rbd:rbd/r0"} 3' "$T/out" &&
+	grep -qx '# TYPE xcopy_inflight_max gauge' "$T/out" &&
+	grep -q '^# HELP xcopy_store_copies_total RBD to RBD copy calls' "$T/out" && ok ||
+	ko "RBD keys: $(grep store_copies\\\|inflight "$T/out")"
 
 echo "xcopy-stat: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]
