@@ -310,17 +310,6 @@ xt_cmd_time_out(struct xcm_lu *lu)
 }
 
 /*
- * Chunks of a list received on an RBD LU, and the most one merged run of
- * contiguous segments between two RBD LUs carries: 128 MiB, 32 objects of
- * RBD's default 4 MiB, one batch of rbd_copy.c (copy-from keeps 8 objects
- * in flight across it; the safety check, flushes and object-map marker
- * writes are per call). Hosts send segments of a few MiB (libxcopy 4 MiB,
- * Windows and ESXi alike): one call per segment would copy one object at a
- * time. A chunk holds whole objects of up to 128 MiB (order 27).
- */
-#define XT_RBD_CHUNK (UINT64_C(128) << 20)
-
-/*
  * Contiguous segments merged into one call (engine/exec.c copy_run):
  * between reflink LUs of one filesystem, where one FICLONERANGE costs the
  * extents, not the bytes, up to XT_RUN_MAX bytes per call (not with a fault
@@ -383,6 +372,23 @@ static const struct xcm_backend_ops g_ops = {
 	.copy_run = be_copy_run,
 };
 
+void
+xt_stats_add_acct(struct xt_stats *s, const struct xt_copy_acct *a)
+{
+	s->clone_bytes += a->clone_bytes;
+	s->cfr_bytes += a->cfr_bytes;
+	s->rw_bytes += a->rw_bytes;
+	s->copyfrom_bytes += a->copyfrom_bytes;
+	s->gateway_bytes += a->gateway_bytes;
+	s->hole_objects += a->hole_objects;
+	s->touch_bytes += a->touch_bytes;
+	s->fallbacks += a->fallbacks;
+	s->store_copies += a->store_copies;
+	if (a->last_fallback != NULL) {
+		snprintf(s->last_fallback, sizeof(s->last_fallback), "%s", a->last_fallback);
+	}
+}
+
 /* The LU's counters after a job; a deadline cut is logged. */
 static void
 exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status st,
@@ -393,19 +399,7 @@ exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status
 	pthread_mutex_lock(&self->stats_lock);
 	self->stats.segments += res->segs_processed;
 	self->stats.bytes += res->bytes;
-	self->stats.clone_bytes += ctx->acct.clone_bytes;
-	self->stats.cfr_bytes += ctx->acct.cfr_bytes;
-	self->stats.rw_bytes += ctx->acct.rw_bytes;
-	self->stats.copyfrom_bytes += ctx->acct.copyfrom_bytes;
-	self->stats.gateway_bytes += ctx->acct.gateway_bytes;
-	self->stats.hole_objects += ctx->acct.hole_objects;
-	self->stats.touch_bytes += ctx->acct.touch_bytes;
-	self->stats.fallbacks += ctx->acct.fallbacks;
-	self->stats.store_copies += ctx->acct.store_copies;
-	if (ctx->acct.last_fallback != NULL) {
-		snprintf(self->stats.last_fallback, sizeof(self->stats.last_fallback), "%s",
-			 ctx->acct.last_fallback);
-	}
+	xt_stats_add_acct(&self->stats, &ctx->acct);
 	self->stats.denied += ctx->denied;
 	self->stats.io_errors += ctx->io_errors;
 	if (st == XCM_E_CA_DEADLINE) {

@@ -57,6 +57,14 @@ struct xt_store_ops {
 	 */
 	int (*copy)(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
 		    uint64_t len, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+	/*
+	 * Optional (stores other processes can write behind this one, RBD):
+	 * may a change vulnerable ROD token of lu stand? At POPULATE TOKEN
+	 * (at_use false) it makes sure no other client can write lu's store
+	 * until the token is gone; at WRITE USING TOKEN (true) it checks that
+	 * still holds. 0, or -errno with a reason in why.
+	 */
+	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
 	bool tokens;                                               /* ROD tokens (odx.c) served */
 };
 extern const struct xt_store_ops xt_store_file;
@@ -81,6 +89,19 @@ int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t d
  * RBD LUs: copy-from inside the cluster), with no fault armed on either?
  */
 bool xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst);
+/*
+ * Chunks of a list received on an RBD LU, the most one merged run of
+ * contiguous segments between two RBD LUs carries, and the WRITE USING
+ * TOKEN chunk between them: 128 MiB, 32 objects of RBD's default 4 MiB, one
+ * batch of rbd_copy.c (copy-from keeps 8 objects in flight across it; the
+ * safety check, flushes and object-map marker writes are per call). Hosts
+ * send segments of a few MiB (libxcopy 4 MiB, Windows and ESXi alike): one
+ * call per segment would copy one object at a time. A chunk holds whole
+ * objects of up to 128 MiB (order 27).
+ */
+#define XT_RBD_CHUNK (UINT64_C(128) << 20)
+/* backend.c: add what a copy moved, by path, to lu's counters (caller holds stats_lock) */
+void xt_stats_add_acct(struct xt_stats *s, const struct xt_copy_acct *a);
 /* Is lu's store the backing file (page cache, fd, clones, tokens)? */
 bool xt_lu_is_file(const struct xcm_lu *lu);
 /*

@@ -128,17 +128,23 @@ xt_odx_stop(const struct xt_job *job)
 	return XCM_OK;
 }
 
-/* A backing-file view of a token's snapshot for copy.c (no registry entry, no faults). */
+/*
+ * A backing-file view of a token's snapshot for copy.c and store_copy.c: an
+ * LU of the file store (so xt_lu_copy can take it to any destination), no
+ * registry entry, no faults; free() releases it.
+ */
 struct xcm_lu *
 xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 {
-	struct xcm_lu *v = calloc(1, sizeof(*v));
+	struct xt_lu_x *x = calloc(1, sizeof(*x));
+	struct xcm_lu *v = x != NULL ? &x->lu : NULL;
 	struct stat st;
 
-	if (v == NULL || fstat(fd, &st) != 0) {
-		free(v);
+	if (x == NULL || fstat(fd, &st) != 0) {
+		free(x);
 		return NULL;
 	}
+	x->ops = &xt_store_file;
 	v->fd = fd;
 	v->fs_block = lu->fs_block;
 	v->st_dev = st.st_dev;
@@ -250,6 +256,16 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	struct xt_tok *tok;
 	enum xcm_status st;
 
+	char why[256];
+
+	if (xt_lux(lu)->ops->token_guard != NULL &&
+	    xt_lux(lu)->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
+		/* a token another client could change behind it: none (the host copies itself) */
+		tcmu_dev_warn(lu->dev, "xcopy: POPULATE TOKEN list %u: no token: %s\n",
+			      job->list.list_id4, why);
+		xcm_err_set(err, XCM_E_NO_TOKEN_RESOURCES);
+		return err->status;
+	}
 	if (xt_tok_reserve(lu->tok, snap ? total : 0, err) != XCM_OK) {
 		return err->status;
 	}
@@ -307,7 +323,10 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 		int rc = 0;
 
 		xt_tok_note_write(lu, off, len);
-		if (len > 0) {
+		done = 0;
+		if (len > 0 && !xt_lu_is_file(lu)) {
+			rc = xt_lux(lu)->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
+		} else if (len > 0) {
 			rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
 					    &how, &done);
 		}

@@ -8,6 +8,7 @@
 #define TARGET_ODX_H
 
 #include "xcm/token.h"
+#include "handler.h"
 #include "xcopy_target.h"
 
 /* Per LU: live tokens and the bytes their snapshots hold (a full table: 55/0D, 55/0C). */

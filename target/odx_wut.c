@@ -48,9 +48,13 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 	   struct xt_copy_acct *acct, uint64_t *moved)
 {
 	struct xcm_lu *self = job->lu;
-	/* 1 MiB chunks while a fault is armed (the tests count calls), else 4 MiB */
-	const uint64_t chunk_max = xt_fault_active(self) || xt_fault_active(p->from)
-					   ? XT_CHUNK : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	/*
+	 * 1 MiB chunks while a fault is armed (the tests count calls); between
+	 * two LUs whose store copies itself (RBD) XT_RBD_CHUNK; else 4 MiB.
+	 */
+	const uint64_t chunk_max = xt_fault_active(self) || xt_fault_active(p->from) ? XT_CHUNK
+				   : xt_lu_store_copies(p->from, self)	     ? XT_RBD_CHUNK
+									     : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
 	enum xcm_status st;
 	unsigned int nb;
 	bool at_dst;
@@ -72,8 +76,11 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		     nb++) {
 		}
 		xt_tok_note_write(self, doff, n);
-		rc = xt_par_copy(p->from, soff, self, doff, n, job->bounce, nb, self->cfg.clone,
-				 self->cfg.cfr, acct, &at_dst, &done);
+		/* by the two LUs' stores (store_copy.c): files, RBD copy-from, or the gateway */
+		acct->deadline_ms = job->deadline_ms;
+		acct->cmd_time_out = job->cmd_time_out;
+		rc = xt_lu_copy((struct xcm_lu *)p->from, soff, self, doff, n, job->bounce, nb,
+				self->cfg.clone, self->cfg.cfr, acct, &at_dst, &done);
 		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
 		if (rc != 0) {
 			*moved += done;
@@ -135,6 +142,7 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	struct xt_copy_acct acct = { 0 };
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
+	char why[256];
 
 	/*
 	 * OFFSET INTO ROD counts logical blocks of the LU the WUT went to (as
@@ -143,6 +151,14 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	 */
 	if (l->offset > tok->total_bytes / bs || !src_seek(&p, l->offset * bs)) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
+		return err->status;
+	}
+	if (xt_lux(owner)->ops->token_guard != NULL &&
+	    xt_lux(owner)->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
+		/* another client may have written the source: the token no longer stands */
+		tcmu_dev_warn(self->dev, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
+			      owner->name, why);
+		xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
 		return err->status;
 	}
 	if (tok->snap_fd >= 0) {
@@ -160,9 +176,7 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	free(view);
 	pthread_mutex_lock(&self->stats_lock);
 	self->stats.bytes += res->bytes;
-	self->stats.clone_bytes += acct.clone_bytes;
-	self->stats.cfr_bytes += acct.cfr_bytes;
-	self->stats.rw_bytes += acct.rw_bytes;
+	xt_stats_add_acct(&self->stats, &acct);
 	pthread_mutex_unlock(&self->stats_lock);
 	if (st != XCM_OK) {
 		xcm_err_set(err, st);

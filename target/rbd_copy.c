@@ -132,6 +132,39 @@ same_cluster(struct xt_rbd *a, struct xt_rbd *b)
 	       strcmp(fa, fb) == 0;
 }
 
+int
+xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen)
+{
+	uint64_t features = 0;
+	int owner = 0;
+
+	if (at_use) {
+		if (rbd_is_exclusive_lock_owner(r->image, &owner) < 0 || !owner) {
+			xos_why_set(why, whylen, "the exclusive lock of %s/%s is no longer ours",
+				r->cfg.pool, r->cfg.image);
+			return -EPERM;
+		}
+		return 0;
+	}
+	if (rbd_get_features(r->image, &features) < 0 ||
+	    !(features & RBD_FEATURE_EXCLUSIVE_LOCK)) {
+		xos_why_set(why, whylen, "image %s/%s has no exclusive-lock feature: other "
+			"clients could write it unseen", r->cfg.pool, r->cfg.image);
+		return -EOPNOTSUPP;
+	}
+	if (foreign_watchers(r, r, r)) {
+		xos_why_set(why, whylen, "image %s/%s is open by another client", r->cfg.pool,
+			r->cfg.image);
+		return -EBUSY;
+	}
+	if (lock_own(r) < 0) {
+		xos_why_set(why, whylen, "exclusive lock of %s/%s held elsewhere", r->cfg.pool,
+			r->cfg.image);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 enum xt_rbd_unsafe
 xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
 {

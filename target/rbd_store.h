@@ -135,6 +135,15 @@ int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
  */
 int xt_rbd_copy_lock(struct xt_rbd *a, struct xt_rbd *b, uint64_t deadline_ms);
 void xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b);
+/*
+ * May a change vulnerable ROD token of image r stand (target/README.md, "RBD:
+ * ROD tokens")? at_use 0 (POPULATE TOKEN): the image has the exclusive-lock
+ * feature, no other client has it open, and this client takes the lock
+ * (explicit: no other client can write until it is broken, which blocklists
+ * this one); at_use 1 (WRITE USING TOKEN): this client still holds it. 0, or
+ * -errno with the reason in why.
+ */
+int xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen);
 /* The safety rules for copy-from between the two images (target/README.md). */
 enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
 

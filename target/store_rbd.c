@@ -226,6 +226,13 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 	return rc;
 }
 
+/* ROD tokens on an RBD LU: change vulnerable, guarded by the image's exclusive lock */
+static int
+rbd_token_guard(struct xcm_lu *lu, bool at_use, char *why, size_t whylen)
+{
+	return xt_rbd_token_guard(xt_lux(lu)->priv, at_use, why, whylen);
+}
+
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
 	.check = rbd_check,
@@ -236,7 +243,8 @@ const struct xt_store_ops xt_store_rbd = {
 	.flush = rbd_flush_lu,
 	.zero = rbd_zero,
 	.copy = rbd_copy_lu,
-	.tokens = false,   /* POPULATE TOKEN / WRITE USING TOKEN work on the backing file */
+	.token_guard = rbd_token_guard,
+	.tokens = true,    /* change vulnerable (no reflink); WUT copies through .copy */
 };
 
 #else /* !XT_HAVE_RBD */

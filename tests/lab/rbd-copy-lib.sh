@@ -139,16 +139,65 @@ rbd_copy_file_rbd() {
 	rm -f "$W/f0.model"
 }
 
-# No ROD tokens on an RBD LU: VPD 8Fh without them, POPULATE TOKEN refused
-# as an unsupported service action (a file LU, the control, has them).
-rbd_copy_no_tokens() {
-	lab_check "VPD 8Fh of the file LU lists ROD token descriptors (control)" \
-		sh -c "sg_vpd --page=0x8f '$fsg' | grep -q 'ROD Token Limits'"
-	lab_check "VPD 8Fh of the RBD LU lists none" \
-		sh -c "sg_vpd --page=0x8f '$sg' >'$W/vpd.txt' && ! grep -qi 'ROD token' '$W/vpd.txt'"
-	lab_check "POPULATE TOKEN on the RBD LU: ILLEGAL REQUEST, INVALID FIELD IN CDB" \
-		sh -c "! sg_raw '$sg' 83 10 0 0 0 0 0 0 0 0 0 0 0 0 0 0 >'$W/pt.txt' 2>&1 &&
-			grep -qi 'invalid field in cdb' '$W/pt.txt'"
+# ROD tokens on RBD LUs (target/README.md, "RBD: ROD tokens"): change
+# vulnerable, POPULATE TOKEN guarded by the image's exclusive lock; WRITE USING
+# TOKEN between RBD LUs by copy-from, to a file LU through the gateway; a WRITE
+# in the token's range cancels it; an image another client has open gets none.
+rbd_tok_sense() {   # the "status S key K asc A" line of xcbench: "K A"
+	local l
+	l=$(head -1 <<<"$1")
+	echo "$(sed -n 's/.* key \([^ ]*\).*/\1/p' <<<"$l") $(sed -n 's/.* asc \([^ ]*\).*/\1/p' <<<"$l")"
+}
+rbd_copy_tokens() {
+	local xcb=$LAB_BUILD/bench/xcbench x=$LAB_BUILD/host/xcp c0 g0 out w
+	lab_check "VPD 8Fh of the RBD LU lists ROD token descriptors" \
+		sh -c "sg_vpd --page=0x8f '$sga0' | grep -q 'ROD Token Limits'"
+	# a1 equals a0 but its first 32 MiB (rbd_copy_cross_pool): ODX puts a0's first 16 MiB back
+	cp "$W/a0.bin" "$W/a1.model"
+	dd if="$W/a0.bin" of="$W/a1.model" bs=1M skip=32 count=32 conv=notrunc status=none
+	dd if="$W/a0.bin" of="$W/a1.model" bs=1M count=16 conv=notrunc status=none
+	c0=$(xt_stat a1 copyfrom_bytes); g0=$(xt_stat a1 gateway_bytes)
+	lab_check "xcp --method=odx a0 -> a1, 16 MiB (POPULATE TOKEN + WRITE USING TOKEN)" \
+		"$x" --method=odx --require-offload -q --src-lba 0 --dst-lba 0 --blocks $((16 * M / 512)) "$sga0" "$sga1"
+	lab_check "  ... rbd/a1 equals its model" rbd_export_is rbd/a1 "$W/a1.model"
+	lab_check "  ... by copy-from, 0 gateway bytes (copyfrom +$(rbd_delta a1 copyfrom_bytes "$c0"), gateway +$(rbd_delta a1 gateway_bytes "$g0"))" \
+		sh -c "[ $(rbd_delta a1 copyfrom_bytes "$c0") -ge $((8 * M)) ] && [ $(rbd_delta a1 gateway_bytes "$g0") -eq 0 ]"
+	cp "$W/f0.img" "$W/f0.model"
+	dd if="$W/a0.bin" of="$W/f0.model" bs=1M skip=40 seek=2 count=4 conv=notrunc status=none
+	lab_check "xcp --method=odx RBD LU a0 -> file LU f0, 4 MiB" \
+		"$x" --method=odx --require-offload -q --src-lba $((40 * M / 512)) --dst-lba $((2 * M / 512)) \
+		--blocks $((4 * M / 512)) "$sga0" "$fsg"
+	lab_check "  ... f0's backing file equals its model" cmp "$W/f0.img" "$W/f0.model"
+	rm -f "$W/f0.model"
+	# a WRITE inside the token's range, then WUT: TOKEN CANCELLED, a1 unchanged
+	out=$("$xcb" pt "$sga0" 0x61 0 "$W/rbd.tok" $((48 * M / 512)):2048 2>&1 || true)
+	lab_check "PT on the RBD LU: change vulnerable token (ROD type 00800001h; ${out%%$'\n'*})" \
+		test "$(od -An -tx1 -N4 "$W/rbd.tok" 2>/dev/null | tr -d ' \n')" = 00800001
+	w=$(mktemp); head -c 512 /dev/urandom >"$w"
+	sg_raw -s 512 -i "$w" "$sga0" 2a 00 00 $(printf '%02x %02x %02x' $(((48 * M / 512 + 7) >> 16 & 255)) \
+		$(((48 * M / 512 + 7) >> 8 & 255)) $(((48 * M / 512 + 7) & 255))) 00 00 01 00 >/dev/null 2>&1 || true
+	rm -f "$w"
+	out=$("$xcb" wut "$sga1" 0x62 "$W/rbd.tok" 0 0 $((60 * M / 512)):2048 2>&1 || true)
+	lab_check "a WRITE in the range, then WUT: ILLEGAL REQUEST 23/08 TOKEN CANCELLED ($(rbd_tok_sense "$out"))" \
+		test "$(rbd_tok_sense "$out")" = "0x05 0x2308"
+	lab_check "  ... rbd/a1 unchanged" rbd_export_is rbd/a1 "$W/a1.model"
+	rm -f "$W/a1.model"
+	# another client with the image open (rbd watch): no token, 55/0D
+	# (rbd watch runs until its stdin has a line)
+	rbd watch rbd2/b0 < <(sleep 30) >/dev/null 2>&1 &
+	w=$!
+	sleep 3
+	lab_check "  rbd status rbd2/b0 lists the other client's watch" \
+		sh -c "rbd status rbd2/b0 | grep -q 'watcher='"
+	out=$("$xcb" pt "$sgb0" 0x63 0 "$W/rbd2.tok" 0:2048 2>&1 || true)
+	kill "$w" 2>/dev/null || true
+	wait "$w" 2>/dev/null || true
+	lab_check "PT while another client has the image open: ILLEGAL REQUEST 55/0D, no token ($(rbd_tok_sense "$out"))" \
+		test "$(rbd_tok_sense "$out")" = "0x05 0x550d"
+	w=$LAB_RUN_DIR/tcmu/tcmu-runner.log
+	[ -f "$w" ] || w=/var/log/tcmu-runner.log
+	lab_check "  ... the runner log names the reason" grep -q "no token: image rbd2/b0 is open by another client" "$w"
+	rm -f "$W/rbd.tok" "$W/rbd2.tok"
 }
 
 rbd_copy_checks() {
@@ -157,5 +206,5 @@ rbd_copy_checks() {
 	rbd_copy_merged
 	rbd_copy_cross_pool
 	rbd_copy_file_rbd
-	rbd_copy_no_tokens
+	rbd_copy_tokens
 }
