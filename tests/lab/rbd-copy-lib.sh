@@ -181,7 +181,15 @@ rbd_copy_tokens() {
 	lab_check "a WRITE in the range, then WUT: ILLEGAL REQUEST 23/08 TOKEN CANCELLED ($(rbd_tok_sense "$out"))" \
 		test "$(rbd_tok_sense "$out")" = "0x05 0x2308"
 	lab_check "  ... rbd/a1 unchanged" rbd_export_is rbd/a1 "$W/a1.model"
-	rm -f "$W/a1.model"
+	# the block device zero ROD token (FFFF0001h, length 01F8h): librbd write-zeroes
+	printf '\xff\xff\x00\x01\x00\x00\x01\xf8' | dd of="$W/zero.tok" bs=512 conv=sync status=none
+	out=$("$xcb" wut "$sga1" 0x64 "$W/zero.tok" 0 0 $((40 * M / 512)):4096 2>&1 || true)
+	dd if=/dev/zero of="$W/a1.model" bs=1M seek=40 count=2 conv=notrunc status=none
+	lab_check "WUT with the zero ROD token on rbd/a1 [40M,42M): GOOD ($(rbd_tok_sense "$out"))" \
+		test "$(rbd_tok_sense "$out")" = "0 0"
+	lab_check "  ... rbd/a1 equals its model: that range zero, the rest unchanged" \
+		rbd_export_is rbd/a1 "$W/a1.model"
+	rm -f "$W/a1.model" "$W/zero.tok"
 	# another client with the image open (rbd watch): no token, 55/0D
 	# (rbd watch runs until its stdin has a line)
 	rbd watch rbd2/b0 < <(sleep 30) >/dev/null 2>&1 &
