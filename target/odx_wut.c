@@ -77,8 +77,6 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		}
 		xt_tok_note_write(self, doff, n);
 		/* by the two LUs' stores (store_copy.c): files, RBD copy-from, or the gateway */
-		acct->deadline_ms = job->deadline_ms;
-		acct->cmd_time_out = job->cmd_time_out;
 		rc = xt_lu_copy((struct xcm_lu *)p->from, soff, self, doff, n, job->bounce, nb,
 				self->cfg.clone, self->cfg.cfr, acct, &at_dst, &done);
 		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
@@ -139,7 +137,9 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	struct xcm_lu *self = job->lu, *view = NULL;
 	const struct xcm_tok_list *l = &job->odx->l;
 	uint32_t bs = tcmu_dev_get_block_size(self->dev), i;
-	struct xt_copy_acct acct = { 0 };
+	/* the job's bounds, for a store that waits on a cluster (store_rbd.c) */
+	struct xt_copy_acct acct = { .deadline_ms = job->deadline_ms,
+				     .cmd_time_out = job->cmd_time_out };
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
 	char why[256];
