@@ -213,7 +213,7 @@ fallback_segs(struct run *r, uint32_t first, uint32_t nseg, enum xcopy_fallback_
 	int rc;
 
 	if (r->flags & XCOPY_REQUIRE_OFFLOAD) {
-		return xch_required_errno(why);
+		return xch_required_errno(r->st, why);
 	}
 	for (i = 0; i < nseg; i++) {
 		const struct xch_seg *sg = &r->plan.seg[first + i];
@@ -484,7 +484,7 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	if (why != XCOPY_FB_NONE) {
 		/* nothing to offload: every pair goes the other way, in one piece */
 		if (flags & XCOPY_REQUIRE_OFFLOAD) {
-			return n == 0 ? 0 : xch_required_errno(why);
+			return n == 0 ? 0 : xch_required_errno(st, why);
 		}
 		for (i = 0; i < n && rc == 0; i++) {
 			if (pairs[i].nblocks == 0) {

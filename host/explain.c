@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
 #include "xcopy_internal.h"
@@ -25,13 +26,33 @@ xch_kernel_at_least(const char *release, int major, int minor)
 	return a > major || (a == major && b >= minor);
 }
 
-/* FALLOC_FL_WRITE_ZEROES (what the copy allocates a destination with) came in Linux 6.17. */
-static bool
-write_zeroes_available(void)
+/*
+ * Why a destination on a file system can get no written, zeroed blocks
+ * from FALLOC_FL_WRITE_ZEROES: the kernel (the flag came in Linux 6.17),
+ * else the disk (no unmap write zeroes: queue/write_zeroes_unmap_max_bytes
+ * is 0), else the file system itself. blk NULL: the disk is unknown.
+ */
+enum xcopy_fallback_reason
+xch_alloc_reason(const char *release, const struct xch_blk *blk)
+{
+	if (xch_kernel_at_least(release, 6, 17) != 1) {
+		return XCOPY_FB_ALLOC;
+	}
+	if (blk == NULL || blk->wz_unmap == 0) {
+		return XCOPY_FB_ALLOC_DISK;
+	}
+	return XCOPY_FB_ALLOC_FS;
+}
+
+/* The same for the file system on device dev, read from uname and sysfs. */
+enum xcopy_fallback_reason
+xch_alloc_reason_dev(dev_t dev)
 {
 	struct utsname u;
+	struct xch_blk blk;
+	bool known = xch_sysfs_resolve("/sys", major(dev), minor(dev), &blk) == 0;
 
-	return uname(&u) == 0 && xch_kernel_at_least(u.release, 6, 17) == 1;
+	return xch_alloc_reason(uname(&u) == 0 ? u.release : NULL, known ? &blk : NULL);
 }
 
 static int
@@ -223,8 +244,8 @@ xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 
 /* A mapping piece as a plan extent (part offsets: the partitions' bytes on their LUs). */
 static void
-piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64_t bs, bool wz,
-	     struct xcopy_plan_extent *e)
+piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64_t bs,
+	     enum xcopy_fallback_reason alloc_why, struct xcopy_plan_extent *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->src_off = p->src_off;
@@ -241,10 +262,15 @@ piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64
 		e->kind = XCOPY_PLAN_ZERO;
 		break;
 	default:
-		/* the copy allocates unwritten destinations written first, if the kernel can */
+		/*
+		 * the copy allocates unwritten destinations written first when
+		 * the kernel and the disk can (the file system is not asked here)
+		 */
 		if (p->why == XCOPY_FB_DST_EXTENT) {
+			bool wz = alloc_why == XCOPY_FB_ALLOC_FS;
+
 			e->kind = wz ? XCOPY_PLAN_ALLOCATE : XCOPY_PLAN_HOST;
-			e->why = wz ? XCOPY_FB_DST_EXTENT : XCOPY_FB_ALLOC;
+			e->why = wz ? XCOPY_FB_DST_EXTENT : alloc_why;
 		} else {
 			e->kind = XCOPY_PLAN_HOST;
 		}
@@ -253,6 +279,7 @@ piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64
 
 struct fplan {
 	int fd_in, fd_out;     /* fd_out < 0: no destination file yet */
+	dev_t ddev;            /* the destination's file system */
 	uint64_t so, dof, len;
 	struct xcopy_dev *s, *d;
 	uint64_t s_part, d_part;
@@ -267,7 +294,7 @@ file_extents(struct xcopy_plan *pl, size_t *cap, const struct fplan *f)
 	size_t ns = 0, nd = 0, np = 0, i;
 	uint64_t bs = f->s->caps.block_size;
 	struct xcopy_plan_extent e;
-	bool wz = write_zeroes_available();
+	enum xcopy_fallback_reason alloc_why = xch_alloc_reason_dev(f->ddev);
 	int rc;
 
 	rc = xch_fiemap(f->fd_in, f->so, f->len, &se, &ns);
@@ -283,7 +310,7 @@ file_extents(struct xcopy_plan *pl, size_t *cap, const struct fplan *f)
 		rc = xch_map_pieces(se, ns, de, nd, f->so, f->dof, f->len, (uint32_t)bs, &pv, &np);
 	}
 	for (i = 0; rc == 0 && i < np; i++) {
-		piece_extent(&pv[i], f->s_part, f->d_part, bs, wz, &e);
+		piece_extent(&pv[i], f->s_part, f->d_part, bs, alloc_why, &e);
 		rc = add_extent(pl, cap, &e);
 	}
 	free(se);
@@ -368,6 +395,7 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	memset(&f, 0, sizeof(f));
 	f.fd_in = fd_in;
 	f.fd_out = S_ISREG(ds.st_mode) ? fd_out : -1;
+	f.ddev = ds.st_dev;
 	f.so = (uint64_t)off_in;
 	f.dof = (uint64_t)off_out;
 	/* like the copy: stop at the source's end */

@@ -45,6 +45,7 @@ struct job {
 	int fd_in, fd_out;
 	unsigned flags;
 	bool tokens;           /* the offload went by ROD tokens */
+	dev_t dst_dev;         /* the destination's file system */
 	uint32_t bs;
 	struct xcopy_stats *st;
 	struct fb_range *fb;
@@ -174,7 +175,7 @@ all_fallback(struct job *j, uint64_t so, uint64_t dof, uint64_t len,
 	     enum xcopy_fallback_reason why)
 {
 	if (j->flags & XCOPY_REQUIRE_OFFLOAD) {
-		return xch_required_errno(why);
+		return xch_required_errno(j->st, why);
 	}
 	xch_stats_fallback(j->st, why, len);
 	return xch_host_copy(j->fd_in, so, j->fd_out, dof, len, j->st);
@@ -217,17 +218,18 @@ map_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t len)
 
 /*
  * Pass 1: zero the destination under source holes, allocate the rest
- * (*alloc_failed: WRITE_ZEROES unsupported), then map the destination again.
+ * (*alloc_why: why WRITE_ZEROES was refused, XCOPY_FB_NONE if it was not),
+ * then map the destination again.
  */
 static int
 prepare_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t len,
-	    bool *alloc_failed)
+	    enum xcopy_fallback_reason *alloc_why)
 {
 	bool any;
 	size_t i;
 	int rc = 0;
 
-	*alloc_failed = false;
+	*alloc_why = XCOPY_FB_NONE;
 	for (i = 0; i < m->np && rc == 0; i++) {
 		if (m->pv[i].kind == XCH_PIECE_HOLE) {
 			rc = xch_zero_dst(j->fd_out, m->pv[i].dst_off, m->pv[i].len, j->flags, j->st);
@@ -236,7 +238,7 @@ prepare_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t l
 	if (rc == 0) {
 		rc = alloc_dst(j, m->pv, m->np, &any);
 		if (rc == -EOPNOTSUPP) {
-			*alloc_failed = true;
+			*alloc_why = xch_alloc_reason_dev(j->dst_dev);
 			rc = 0;
 		}
 	}
@@ -250,7 +252,7 @@ prepare_dst(struct job *j, struct maps *m, uint64_t so, uint64_t dof, uint64_t l
 /* Pass 2: offload pieces become pairs; the rest is queued. */
 static int
 build_pairs(struct job *j, const struct side *s, const struct side *d, const struct maps *m,
-	    bool alloc_failed, struct xch_pair *pairs, size_t *npairs)
+	    enum xcopy_fallback_reason alloc_why, struct xch_pair *pairs, size_t *npairs)
 {
 	uint64_t bs = j->bs;
 	size_t i;
@@ -274,11 +276,11 @@ build_pairs(struct job *j, const struct side *s, const struct side *d, const str
 		if (p->kind == XCH_PIECE_HOLE) {
 			continue; /* zeroed in pass 1 */
 		}
-		if (why == XCOPY_FB_DST_EXTENT && alloc_failed) {
-			why = XCOPY_FB_ALLOC;
+		if (why == XCOPY_FB_DST_EXTENT && alloc_why != XCOPY_FB_NONE) {
+			why = alloc_why;
 		}
 		if (j->flags & XCOPY_REQUIRE_OFFLOAD) {
-			return xch_required_errno(why);
+			return xch_required_errno(j->st, why);
 		}
 		xch_stats_fallback(j->st, why, p->len);
 		rc = defer(j, p->src_off, p->dst_off, p->len, why);
@@ -338,7 +340,7 @@ recheck(struct job *j, const struct maps *m, uint64_t so, uint64_t dof, uint64_t
 /* The pairs to the copy manager, the destination's page cache dropped around. */
 static int
 offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *m,
-	      bool alloc_failed, uint64_t dof, uint64_t len)
+	      enum xcopy_fallback_reason alloc_why, uint64_t dof, uint64_t len)
 {
 	struct xch_pair *pairs;
 	size_t npairs = 0;
@@ -349,7 +351,7 @@ offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *
 		return -ENOMEM;
 	}
 	j->tokens = xch_use_tokens(s->dev, d->dev, j->flags);
-	rc = build_pairs(j, s, d, m, alloc_failed, pairs, &npairs);
+	rc = build_pairs(j, s, d, m, alloc_why, pairs, &npairs);
 	if (rc == 0) {
 		/* no stale destination pages may be written back over the copy */
 		drop_cache(j->fd_out, dof, len);
@@ -370,7 +372,7 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 {
 	struct maps m = { 0 };
 	uint64_t bs = s->dev->caps.block_size;
-	bool alloc_failed = false;
+	enum xcopy_fallback_reason alloc_why = XCOPY_FB_NONE;
 	int rc;
 
 	j->bs = (uint32_t)bs;
@@ -390,10 +392,10 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 		return all_fallback(j, so, dof, len, XCOPY_FB_EXTENT_FLAGS);
 	}
 	if (rc == 0) {
-		rc = prepare_dst(j, &m, so, dof, len, &alloc_failed);
+		rc = prepare_dst(j, &m, so, dof, len, &alloc_why);
 	}
 	if (rc == 0) {
-		rc = offload_pairs(j, s, d, &m, alloc_failed, dof, len);
+		rc = offload_pairs(j, s, d, &m, alloc_why, dof, len);
 	}
 	if (rc == 0) {
 		rc = recheck(j, &m, so, dof, len);
@@ -539,6 +541,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	j.fd_in = fd_in;
 	j.fd_out = fd_out;
 	j.flags = flags;
+	j.dst_dev = d.st.st_dev;
 	j.st = stats;
 	xch_progress_begin(len);
 	rc = copy_offload(&j, &s, &d, so, dof, len);

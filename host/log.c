@@ -160,6 +160,8 @@ static const char *const g_reason_names[XCOPY_FB_REASON_COUNT] = {
 	[XCOPY_FB_EXTENT_FLAGS] = "extent-flags",
 	[XCOPY_FB_DST_EXTENT] = "destination-extent",
 	[XCOPY_FB_ALLOC] = "allocation",
+	[XCOPY_FB_ALLOC_DISK] = "allocation-disk",
+	[XCOPY_FB_ALLOC_FS] = "allocation-fs",
 	[XCOPY_FB_HOLE] = "hole",
 	[XCOPY_FB_MAPPING_MOVED] = "mapping-moved",
 	[XCOPY_FB_DIFFERENT_DEV] = "different-device",
@@ -189,10 +191,12 @@ xch_stats_fallback(struct xcopy_stats *st, enum xcopy_fallback_reason why, uint6
 /*
  * What XCOPY_REQUIRE_OFFLOAD returns for a reason: -EXDEV when the ranges
  * are not reachable by one copy manager, -EOPNOTSUPP for everything else.
+ * The refused range is counted (no bytes moved) so the reason can be told.
  */
 int
-xch_required_errno(enum xcopy_fallback_reason why)
+xch_required_errno(struct xcopy_stats *st, enum xcopy_fallback_reason why)
 {
+	xch_stats_fallback(st, why, 0);
 	switch (why) {
 	case XCOPY_FB_UNREACHABLE:
 	case XCOPY_FB_DIFFERENT_DEV:

@@ -142,6 +142,10 @@ xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xc
 	out->is_scsi = exists(dir, "device/scsi_device") || exists(dir, "device/scsi_disk");
 	/* device-mapper (LVM, multipath, crypt...) says so itself */
 	out->is_dm = exists(dir, "dm");
+	/* what FALLOC_FL_WRITE_ZEROES needs of the disk; absent before 6.17 */
+	if (read_u64(dir, "queue/write_zeroes_unmap_max_bytes", &out->wz_unmap) != 0) {
+		out->wz_unmap = 0;
+	}
 	return 0;
 }
 

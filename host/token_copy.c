@@ -241,7 +241,7 @@ static int
 fall_back(struct trun *r, uint64_t off, uint64_t n, enum xcopy_fallback_reason why)
 {
 	if (n > 0 && (r->flags & XCOPY_REQUIRE_OFFLOAD)) {
-		return xch_required_errno(why);
+		return xch_required_errno(r->st, why);
 	}
 	return seg_walk(r, off, n, fall_back_piece, &why);
 }
@@ -442,7 +442,7 @@ fall_back_all(struct trun *r, size_t n, enum xcopy_fallback_reason why)
 			continue;
 		}
 		if (r->flags & XCOPY_REQUIRE_OFFLOAD) {
-			return xch_required_errno(why);
+			return xch_required_errno(r->st, why);
 		}
 		rc = r->fb(r->fbarg, &r->pairs[i], 0, r->pairs[i].nblocks, why);
 		if (rc != 0) {

@@ -339,7 +339,11 @@ enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
 					       const struct xcopy_dev *dst);
 
 void xch_stats_fallback(struct xcopy_stats *st, enum xcopy_fallback_reason why, uint64_t bytes);
-int xch_required_errno(enum xcopy_fallback_reason why);
+/*
+ * XCOPY_REQUIRE_OFFLOAD refused a range for why: -EXDEV or -EOPNOTSUPP, and
+ * the range counted under why with 0 bytes, so the caller can name the reason.
+ */
+int xch_required_errno(struct xcopy_stats *st, enum xcopy_fallback_reason why);
 
 /* ------------------------------------------------------------------------ */
 /* Commands in flight (inflight.c)                                            */
@@ -447,10 +451,19 @@ struct xch_blk {
 	uint64_t size;          /* partition or disk size, 512-byte sectors */
 	bool is_scsi;           /* the disk has a SCSI device behind it */
 	bool is_dm;             /* the disk is a device-mapper device */
+	uint64_t wz_unmap;      /* queue/write_zeroes_unmap_max_bytes (Linux 6.17; 0: none) */
 };
 int xch_sysfs_resolve(const char *sysroot, unsigned major, unsigned minor, struct xch_blk *out);
 /* A character device node with a SCSI device behind it (sg, bsg): 1, 0, -errno. */
 int xch_sysfs_char_is_scsi(const char *sysroot, unsigned major, unsigned minor);
+/*
+ * Why FALLOC_FL_WRITE_ZEROES cannot give a destination written blocks:
+ * XCOPY_FB_ALLOC (kernel < 6.17), _ALLOC_DISK (blk NULL or without unmap
+ * write zeroes) or _ALLOC_FS (kernel and disk can: the file system cannot).
+ */
+enum xcopy_fallback_reason xch_alloc_reason(const char *release, const struct xch_blk *blk);
+/* The same for the file system on dev (uname, /sys). */
+enum xcopy_fallback_reason xch_alloc_reason_dev(dev_t dev);
 
 /*
  * The window of LU blocks a block device node addresses, or why there is

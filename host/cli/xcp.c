@@ -148,17 +148,38 @@ fail_open(struct run *r, const char *what, int err)
 	     h ? h : "");
 }
 
+/* The first reason a refused range was counted under (nothing copied), or XCOPY_FB_NONE. */
+static enum xcopy_fallback_reason
+refused_reason(const struct xcopy_stats *st)
+{
+	int i;
+
+	for (i = 1; i < XCOPY_FB_REASON_COUNT; i++) {
+		if (st->fallback_ranges[i] != 0 && st->fallback_bytes[i] == 0 &&
+		    xcp_reason_hint((enum xcopy_fallback_reason)i) != NULL) {
+			return (enum xcopy_fallback_reason)i;
+		}
+	}
+	return XCOPY_FB_NONE;
+}
+
 /* A failed copy: the exit code and one line with the cause and what to do. */
 static void
 fail_copy(struct run *r, int rc)
 {
+	enum xcopy_fallback_reason why = refused_reason(&r->st);
+	char because[320] = "";
 	int e = -rc;
 
 	if ((r->o->flags & XCOPY_REQUIRE_OFFLOAD) && (e == EOPNOTSUPP || e == EXDEV)) {
-		fail(r, XCP_EXIT_REFUSED, "offload refused (--require-offload): %s; "
+		if (why != XCOPY_FB_NONE) {
+			snprintf(because, sizeof(because), " (%s: %s)", xcopy_fallback_reason_name(why),
+				 xcp_reason_hint(why));
+		}
+		fail(r, XCP_EXIT_REFUSED, "offload refused (--require-offload): %s%s; "
 		     "run xcp --explain for the ranges and reasons, or drop --require-offload",
 		     e == EXDEV ? "the ranges are not reachable by one copy manager"
-				: "the device or a range cannot be offloaded");
+				: "the device or a range cannot be offloaded", because);
 		return;
 	}
 	fail(r, XCP_EXIT_COPY, "copy failed: %s%s", strerror(e),

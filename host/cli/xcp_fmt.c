@@ -91,6 +91,15 @@ xcp_reason_hint(enum xcopy_fallback_reason r)
 		return "the destination could not be allocated written: FALLOC_FL_WRITE_ZEROES "
 		       "needs Linux >= 6.17; write the destination first (e.g. dd from /dev/zero, "
 		       "then xcp into it) or use a newer kernel";
+	case XCOPY_FB_ALLOC_DISK:
+		return "the destination could not be allocated written: the disk under it has no "
+		       "unmap write zeroes (its queue/write_zeroes_unmap_max_hw_bytes is 0: the LU "
+		       "needs LBPRZ and WRITE SAME with UNMAP), so FALLOC_FL_WRITE_ZEROES is refused; "
+		       "write the destination first (e.g. dd from /dev/zero, then xcp into it)";
+	case XCOPY_FB_ALLOC_FS:
+		return "the destination could not be allocated written: this file system refuses "
+		       "FALLOC_FL_WRITE_ZEROES (ext4 and XFS take it on Linux >= 6.17); write the "
+		       "destination first (e.g. dd from /dev/zero, then xcp into it)";
 	case XCOPY_FB_DST_EXTENT:
 		return "destination blocks shared (reflinked) or unwritten: write or unshare them "
 		       "first (e.g. dd from /dev/zero)";

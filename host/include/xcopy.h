@@ -77,12 +77,14 @@ enum xcopy_fallback_reason {
 	XCOPY_FB_UNALIGNED,       /* partial logical block at a range edge */
 	XCOPY_FB_EXTENT_FLAGS,    /* FIEMAP: UNKNOWN, DELALLOC, ENCODED, INLINE, TAIL... */
 	XCOPY_FB_DST_EXTENT,      /* destination extent SHARED, UNWRITTEN or unmapped */
-	XCOPY_FB_ALLOC,           /* destination could not be allocated (fallocate) */
+	XCOPY_FB_ALLOC,           /* new destination: kernel lacks FALLOC_FL_WRITE_ZEROES (< 6.17) */
 	XCOPY_FB_HOLE,            /* source hole / unwritten: destination zeroed */
 	XCOPY_FB_MAPPING_MOVED,   /* extent moved during the copy: redone */
 	XCOPY_FB_DIFFERENT_DEV,   /* files on devices no copy manager links */
 	XCOPY_FB_NO_TOKENS,       /* XCOPY_USE_TOKENS and no ROD token support (VPD 0x8F) */
 	XCOPY_FB_TOKEN,           /* 05 23/xx: ROD token refused, expired or deleted */
+	XCOPY_FB_ALLOC_DISK,      /* new destination: the disk has no unmap write zeroes */
+	XCOPY_FB_ALLOC_FS,        /* new destination: the file system refuses FALLOC_FL_WRITE_ZEROES */
 	XCOPY_FB_REASON_COUNT,
 	XCOPY_FB_REASON_MAX = 32  /* array size in struct xcopy_stats (ABI) */
 };

@@ -210,6 +210,12 @@ why_text(enum xcopy_fallback_reason r)
 	case XCOPY_FB_ALLOC:
 		return "the kernel cannot allocate written blocks for a new destination "
 		       "(fallocate FALLOC_FL_WRITE_ZEROES, Linux 6.17): preallocate and write it";
+	case XCOPY_FB_ALLOC_DISK:
+		return "the disk has no unmap write zeroes (queue/write_zeroes_unmap_max_hw_bytes "
+		       "is 0), so no written blocks for a new destination: preallocate and write it";
+	case XCOPY_FB_ALLOC_FS:
+		return "the file system refuses fallocate FALLOC_FL_WRITE_ZEROES, so no written "
+		       "blocks for a new destination: preallocate and write it";
 	case XCOPY_FB_DST_EXTENT:
 		return "destination blocks unwritten, shared or not allocated";
 	case XCOPY_FB_PERMISSION:

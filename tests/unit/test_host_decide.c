@@ -163,6 +163,7 @@ host_decide_unit_attention_retries(void)
 static void
 host_decide_reason_names(void)
 {
+	struct xcopy_stats st;
 	int r;
 
 	for (r = 0; r < XCOPY_FB_REASON_COUNT; r++) {
@@ -171,8 +172,19 @@ host_decide_reason_names(void)
 	}
 	CU_ASSERT_STRING_EQUAL(xcopy_fallback_reason_name((enum xcopy_fallback_reason)99),
 			       "unknown");
-	CU_ASSERT_EQUAL(xch_required_errno(XCOPY_FB_UNREACHABLE), -EXDEV);
-	CU_ASSERT_EQUAL(xch_required_errno(XCOPY_FB_NO_3PC), -EOPNOTSUPP);
+	CU_ASSERT_STRING_EQUAL(xcopy_fallback_reason_name(XCOPY_FB_ALLOC), "allocation");
+	CU_ASSERT_STRING_EQUAL(xcopy_fallback_reason_name(XCOPY_FB_ALLOC_DISK), "allocation-disk");
+	CU_ASSERT_STRING_EQUAL(xcopy_fallback_reason_name(XCOPY_FB_ALLOC_FS), "allocation-fs");
+	CU_ASSERT(XCOPY_FB_REASON_COUNT <= XCOPY_FB_REASON_MAX);
+	CU_ASSERT_EQUAL(xch_required_errno(NULL, XCOPY_FB_UNREACHABLE), -EXDEV);
+	/* a refused range is counted under its reason, with no bytes moved */
+	memset(&st, 0, sizeof(st));
+	CU_ASSERT_EQUAL(xch_required_errno(&st, XCOPY_FB_NO_3PC), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(xch_required_errno(&st, XCOPY_FB_ALLOC_DISK), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(st.fallback_ranges[XCOPY_FB_NO_3PC], 1);
+	CU_ASSERT_EQUAL(st.fallback_ranges[XCOPY_FB_ALLOC_DISK], 1);
+	CU_ASSERT_EQUAL(st.fallback_bytes[XCOPY_FB_ALLOC_DISK], 0);
+	CU_ASSERT_EQUAL(st.bytes_fallback, 0);
 }
 
 static CU_TestInfo g_tests[] = {

@@ -280,12 +280,13 @@ host_fiemap_sysfs_partition_to_disk(void)
 
 	ut_tmpdir("sysfs", root, sizeof(root));
 	snprintf(p, sizeof(p), "%s/block/sdb/sdb1", root);
-	snprintf(q, sizeof(q), "mkdir -p %s %s/dev/block %s/block/sdb/device/scsi_device %s/block/vda",
-		 p, root, root, root);
+	snprintf(q, sizeof(q), "mkdir -p %s %s/dev/block %s/block/sdb/device/scsi_device %s/block/vda "
+		 "%s/block/sdb/queue", p, root, root, root, root);
 	UT_ASSERT_FATAL(system(q) == 0);
 	snprintf(p, sizeof(p), "%s/block/sdb", root);
 	ut_write(p, "dev", "8:16\n");
 	ut_write(p, "size", "2097152\n");
+	ut_write(p, "queue/write_zeroes_unmap_max_bytes", "4294966784\n");
 	snprintf(p, sizeof(p), "%s/block/sdb/sdb1", root);
 	ut_write(p, "dev", "8:17\n");
 	ut_write(p, "partition", "1\n");
@@ -308,11 +309,20 @@ host_fiemap_sysfs_partition_to_disk(void)
 	CU_ASSERT_EQUAL(b.start, 2048);
 	CU_ASSERT_EQUAL(b.size, 1000000);
 	CU_ASSERT_TRUE(b.is_scsi);
+	/* a partition's unmap write zeroes limit is its disk's queue's */
+	CU_ASSERT_EQUAL(b.wz_unmap, 4294966784ULL);
+	CU_ASSERT_EQUAL(xch_alloc_reason("6.19.14+deb13-amd64", &b), XCOPY_FB_ALLOC_FS);
+	CU_ASSERT_EQUAL(xch_alloc_reason("6.1.0-57-amd64", &b), XCOPY_FB_ALLOC);
 	CU_ASSERT_EQUAL(xch_sysfs_resolve(root, 8, 16, &b), 0);
 	CU_ASSERT_EQUAL(b.start, 0);
 	CU_ASSERT_EQUAL(b.size, 2097152);
 	CU_ASSERT_EQUAL(xch_sysfs_resolve(root, 254, 0, &b), 0);
 	CU_ASSERT_FALSE(b.is_scsi); /* virtio-blk: no SCSI device behind it */
+	/* no queue/write_zeroes_unmap_max_bytes (before 6.17, or no such limit): none */
+	CU_ASSERT_EQUAL(b.wz_unmap, 0);
+	CU_ASSERT_EQUAL(xch_alloc_reason("7.3.4+deb13-amd64", &b), XCOPY_FB_ALLOC_DISK);
+	CU_ASSERT_EQUAL(xch_alloc_reason("7.3.4+deb13-amd64", NULL), XCOPY_FB_ALLOC_DISK);
+	CU_ASSERT_EQUAL(xch_alloc_reason(NULL, &b), XCOPY_FB_ALLOC);
 	CU_ASSERT_EQUAL(xch_sysfs_resolve(root, 9, 9, &b), -ENOENT);
 	snprintf(q, sizeof(q), "rm -rf %s", root);
 	CU_ASSERT_EQUAL(system(q), 0);

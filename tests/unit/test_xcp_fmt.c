@@ -166,6 +166,11 @@ xcp_hints_and_kernel_release(void)
 {
 	CU_ASSERT_PTR_NOT_NULL(strstr(xcp_reason_hint(XCOPY_FB_ALLOC), "Linux >= 6.17"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(xcp_reason_hint(XCOPY_FB_PERMISSION), "CAP_SYS_RAWIO"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(xcp_reason_hint(XCOPY_FB_ALLOC), "Linux >= 6.17"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(xcp_reason_hint(XCOPY_FB_ALLOC_DISK), "write_zeroes_unmap_max_hw_bytes is 0"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(xcp_reason_hint(XCOPY_FB_ALLOC_FS), "file system refuses FALLOC_FL_WRITE_ZEROES"));
 	CU_ASSERT_PTR_NULL(xcp_reason_hint(XCOPY_FB_HOLE));
 	CU_ASSERT_PTR_NULL(xcp_reason_hint(XCOPY_FB_REQUESTED));
 	CU_ASSERT_EQUAL(xch_kernel_at_least("6.17.0-1-amd64", 6, 17), 1);
