@@ -14,7 +14,8 @@
 # The environment's CFLAGS, CPPFLAGS and LDFLAGS are honoured (dpkg-buildflags
 # hardening among them); the project's own flags are added on top.
 # Install paths: PREFIX, LIBDIR (multiarch on Debian), INCLUDEDIR, BINDIR,
-# MANDIR, TCMU_HANDLER_DIR, and DESTDIR for staged installs.
+# MANDIR, TCMU_HANDLER_DIR, and DESTDIR for staged installs: read by make
+# install (libxcopy.pc is written then, with the paths of that install).
 
 SHELL := /bin/bash
 TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
@@ -37,6 +38,7 @@ LIBDIR ?= $(PREFIX)/lib$(if $(DEB_HOST_MULTIARCH),/$(DEB_HOST_MULTIARCH))
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+INSTALL_PATH_VARS := PREFIX LIBDIR INCLUDEDIR BINDIR MANDIR TCMU_HANDLER_DIR
 
 ifeq ($(V),1)
 Q :=
@@ -115,7 +117,7 @@ ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
 TEST_TARGETS += test-lab
 endif
 
-.PHONY: all build-all deps test demo fuzz clean install
+.PHONY: all build-all deps test demo fuzz clean install install-check
 build-all: $(ALL_TARGETS)
 
 # Installs missing Debian packages (as root) and says so; never silent.
@@ -129,6 +131,13 @@ test: deps
 		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t || fail="$$fail $$t"; \
 	done; \
 	if [ -n "$$fail" ]; then echo "FAILED:$$fail"; exit 1; fi; echo "ALL TESTS PASSED"
+
+# Every install rule waits for this: a relative path or one with white space
+# (which libxcopy.pc could not carry) stops make install before it writes.
+install-check:
+	$(foreach v,$(INSTALL_PATH_VARS),$(if $(and $(filter /%,$($(v))),$(filter 1,$(words $($(v))))),,\
+		$(error $(v)='$($(v))': install paths must be absolute and without white space)))
+	@true
 
 demo: deps
 	$(Q)$(TOP)/tests/demo/run

@@ -7,7 +7,6 @@ LIBXCOPY_A := $(BUILD)/host/libxcopy.a
 LIBXCOPY_SO := $(BUILD)/host/libxcopy.so
 LIBXCOPY_SOVER := 0
 XCP := $(BUILD)/host/xcp
-LIBXCOPY_PC := $(BUILD)/host/libxcopy.pc
 
 HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host -I$(TOP)/common $(ISCSI_CFLAGS)
 $(BUILD)/obj/host/%.o $(BUILD)/san/host/%.o: XCFLAGS += $(HOST_XCFLAGS)
@@ -38,11 +37,12 @@ $(XCP): $(XCP_OBJS) $(LIBXCOPY_A)
 	$(call msg,LD,host/$(notdir $@))
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-$(LIBXCOPY_PC): $(TOP)/host/libxcopy.pc.in $(FLAGS_STAMP) $(TOP)/debian/changelog
-	@mkdir -p $(@D)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
-
+# libxcopy.pc is written by make install from the PREFIX, LIBDIR and
+# INCLUDEDIR of that install (scripts/gen-pc): a build does not know where it
+# will be installed, and `make && make install PREFIX=/usr` must not ship
+# the build's /usr/local. Values go through the environment, quoted for the
+# shell, so no character of a path is make or sed syntax.
+shq = '$(subst ','\'',$(1))'
 # libxcopy-preload.so: copy_file_range/sendfile of unmodified programs through
 # libxcopy (LD_PRELOAD). No SONAME: nothing links against it; it lives in a
 # private directory of LIBDIR.
@@ -54,7 +54,7 @@ $(PRELOAD_SO): $(BUILD)/obj/host/preload/preload.o $(LIBXCOPY_SO) $(TOP)/host/pr
 		-Wl,--version-script=$(TOP)/host/preload/preload.map \
 		-o $@ $< -L$(BUILD)/host -lxcopy -ldl
 
-ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC) $(PRELOAD_SO)
+ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(PRELOAD_SO)
 
 # Unit tests: the host objects (not the CLI) with sanitizers.
 UT_SAN_OBJS += $(HOST_SAN_OBJS) $(BUILD)/san/host/cli/xcp_fmt.o $(BUILD)/san/host/cli/xcp_report.o
@@ -62,7 +62,7 @@ UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 
 .PHONY: install-host
 install: install-host
-install-host: $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC) $(PRELOAD_SO)
+install-host: install-check $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(PRELOAD_SO)
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 		$(DESTDIR)$(PRELOAD_DIR) $(DESTDIR)$(MANDIR)/man8
@@ -71,7 +71,9 @@ install-host: $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(LIBXCOPY_PC) $(PRELOAD_SO)
 	install -m 644 $(LIBXCOPY_A) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(LIBXCOPY_SO).$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/
 	ln -sf libxcopy.so.$(LIBXCOPY_SOVER) $(DESTDIR)$(LIBDIR)/libxcopy.so
-	install -m 644 $(LIBXCOPY_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	PC_PREFIX=$(call shq,$(PREFIX)) PC_LIBDIR=$(call shq,$(LIBDIR)) \
+		PC_INCLUDEDIR=$(call shq,$(INCLUDEDIR)) PC_VERSION=$(call shq,$(VERSION)) \
+		$(TOP)/scripts/gen-pc $(TOP)/host/libxcopy.pc.in $(DESTDIR)$(LIBDIR)/pkgconfig/libxcopy.pc
 	install -m 644 $(TOP)/host/include/xcopy.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 755 $(XCP) $(DESTDIR)$(BINDIR)/
 	install -m 644 $(TOP)/host/man/xcp.1 $(DESTDIR)$(MANDIR)/man1/

@@ -91,7 +91,7 @@ TEST_TARGETS += test-plugin
 # /usr/lib/<multiarch>/tcmu-runner: PREFIX=/usr (or TCMU_HANDLER_DIR=) puts it there.
 TCMU_HANDLER_DIR ?= $(LIBDIR)/tcmu-runner
 install: install-target
-install-target: $(HANDLER_SO)
+install-target: install-check $(HANDLER_SO)
 	install -d $(DESTDIR)$(TCMU_HANDLER_DIR)
 	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so
 	install -D -m 0755 $(TOP)/scripts/xcopy-stat $(DESTDIR)$(BINDIR)/xcopy-stat

@@ -16,3 +16,12 @@ test-package:
 	$(Q)$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) $(DEB_STAMP)
 TEST_TARGETS += test-package
 LAB_DEPS += $(DEB_STAMP)
+
+# make install after one build, with two PREFIXes (and LIBDIR/INCLUDEDIR of
+# their own): libxcopy.pc names the paths of each install and a program
+# builds and links against the staged tree. Fast: part of test-unit.
+.PHONY: test-install
+test-install: build-all
+	$(Q)$(TOP)/tests/package/test-install.sh $(MAKE) --no-print-directory -f $(TOP)/Makefile \
+		BUILD=$(BUILD) WERROR=$(WERROR) SAN=$(SAN) DEBUG=$(DEBUG)
+test-unit: test-install
