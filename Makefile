@@ -84,12 +84,12 @@ SGUTILS_LIBS := -lsgutils2
 
 # Two flavours of every object: $(BUILD)/obj (PIC, optimised: plugin, library,
 # CLI) and $(BUILD)/san (sanitizers: unit tests). XCFLAGS is per-directory.
-$(BUILD)/obj/%.o: $(TOP)/%.c $(FLAGS_STAMP)
+$(BUILD)/obj/%.o: $(TOP)/%.c $(FLAGS_STAMP) | check-build-deps
 	$(call msg,CC,$*.c)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_OBJ) $(XCFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/san/%.o: $(TOP)/%.c $(FLAGS_STAMP)
+$(BUILD)/san/%.o: $(TOP)/%.c $(FLAGS_STAMP) | check-build-deps
 	$(call msg,CC-SAN,$*.c)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_SAN) $(XCFLAGS) -MMD -MP -c -o $@ $<
@@ -102,6 +102,24 @@ UT_LIBS :=
 FUZZ_TARGETS :=
 
 all: build-all
+
+# Before the first compile: are the build's Debian packages there
+# (configs/build-deps.list)? If not, make stops with one line naming them and
+# `make deps`. Order-only, so it never makes an object out of date; it costs
+# one pkg-config call and one preprocessor run per make that compiles.
+# OPTIONAL_MISSING / OPTIONAL_NOTE: packages a fragment builds without, and
+# the line it prints then (target/rbd.mk).
+OPTIONAL_MISSING :=
+OPTIONAL_NOTE :=
+build_deps_missing = $(shell CC='$(subst ','\'',$(CC))' CPPFLAGS='$(subst ','\'',$(CPPFLAGS))' \
+	PKG_CONFIG='$(subst ','\'',$(PKG_CONFIG))' OPTIONAL_MISSING='$(strip $(OPTIONAL_MISSING))' \
+	$(TOP)/scripts/check-build-deps $(1))
+.PHONY: check-build-deps check-test-deps
+check-build-deps:
+	$(if $(call build_deps_missing,build),$(error $(call build_deps_missing,build)))
+	$(if $(OPTIONAL_NOTE),@echo '$(subst ','\'',$(OPTIONAL_NOTE))')
+check-test-deps:
+	$(if $(call build_deps_missing,build test),$(error $(call build_deps_missing,build test)))
 
 include $(TOP)/engine/engine.mk
 include $(TOP)/common/common.mk

@@ -20,7 +20,7 @@ XT_RBD_BIN := $(BUILD)/tests/xt-rbd
 CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \
 	-fPIC $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror)
 
-$(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP)
+$(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP) | check-build-deps
 	$(call msg,CXX,target/rados_copy.cc)
 	@mkdir -p $(@D)
 	$(Q)$(CXX) $(CXXFLAGS_RBD) -MMD -MP -c -o $@ $<
@@ -37,5 +37,8 @@ $(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB) $(COMMON_OBJS)
 
 ALL_TARGETS += $(RBD_LIB) $(XT_RBD_BIN)
 else
-$(info target/rbd.mk: librbd-dev/libradospp-dev missing: RBD store and xt-rbd not built (make deps))
+# said once per make that compiles, by check-build-deps (Makefile), and
+# named in its line if required packages are missing too
+OPTIONAL_MISSING += librbd-dev libradospp-dev
+OPTIONAL_NOTE := target/rbd.mk: librbd-dev/libradospp-dev missing: RBD store and xt-rbd not built (make deps)
 endif

@@ -14,6 +14,9 @@ UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o copy.o parallel.o)
 # common/: the OS helpers (tests/unit/test_common_*.c)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 
+# CUnit (libcunit1-dev) too: checked with the build's packages, one line
+$(UT_OBJS): | check-test-deps
+
 $(UT_BIN): $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)
@@ -76,3 +79,11 @@ $(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds.o $(
 	@mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $^
 ALL_TARGETS += $(XT_CMDS_BIN)
+
+# plain make without a build dependency (simulated: PKG_CONFIG_LIBDIR, a
+# --sysroot CC, no pkg-config): one line naming the packages and make deps,
+# nothing compiled (scripts/check-build-deps, configs/build-deps.list).
+.PHONY: test-build-deps
+test-build-deps:
+	$(Q)$(TOP)/tests/scripts/test-build-deps.sh $(MAKE) --no-print-directory -f $(TOP)/Makefile
+test-unit: test-build-deps
