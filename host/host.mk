@@ -28,8 +28,8 @@ $(LIBXCOPY_SO): $(HOST_OBJS) $(COMMON_OBJS) $(LIBXCM) $(TOP)/host/libxcopy.map
 		-o $@.$(LIBXCOPY_SOVER) $(HOST_OBJS) $(COMMON_OBJS) $(LIBXCM) $(HOST_LIBS)
 	$(Q)ln -sf $(notdir $@).$(LIBXCOPY_SOVER) $@
 
-# xcp: host/cli/*.c; xcp_fmt.c (formatting, JSON) and xcp_report.c (reports,
-# progress line) are unit-tested.
+# xcp: host/cli/*.c; xcp_fmt.c (formatting, JSON), xcp_report.c (reports,
+# progress line) and tree.c (xcp -r) are unit-tested.
 XCP_SRCS := $(sort $(wildcard $(TOP)/host/cli/*.c))
 XCP_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(XCP_SRCS))
 $(BUILD)/obj/host/cli/%.o $(BUILD)/san/host/cli/%.o: XCFLAGS += $(HOST_XCFLAGS)
@@ -57,7 +57,8 @@ $(PRELOAD_SO): $(BUILD)/obj/host/preload/preload.o $(LIBXCOPY_SO) $(TOP)/host/pr
 ALL_TARGETS += $(LIBXCOPY_A) $(LIBXCOPY_SO) $(XCP) $(PRELOAD_SO)
 
 # Unit tests: the host objects (not the CLI) with sanitizers.
-UT_SAN_OBJS += $(HOST_SAN_OBJS) $(BUILD)/san/host/cli/xcp_fmt.o $(BUILD)/san/host/cli/xcp_report.o
+UT_SAN_OBJS += $(HOST_SAN_OBJS) $(BUILD)/san/host/cli/xcp_fmt.o $(BUILD)/san/host/cli/xcp_report.o \
+	$(BUILD)/san/host/cli/tree.o
 UT_LIBS += $(ISCSI_LIBS) -ldevmapper -lpthread
 
 .PHONY: install-host

@@ -29,7 +29,7 @@ struct opts {
 	unsigned flags;
 	int progress;          /* -1 auto (stderr is a TTY), 0 off, 1 on */
 	enum { STATS_NONE, STATS_TEXT, STATS_JSON } stats;
-	bool dry_run, quiet;
+	bool dry_run, quiet, recursive;
 	int verbose;
 };
 
@@ -40,6 +40,7 @@ struct run {
 	struct xcp_progress prog;
 	char error[512];
 	int exit_code;
+	struct xcp_tree tree;  /* -r */
 };
 
 static void
@@ -47,11 +48,14 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"usage: xcp [OPTIONS] SRC DST\n"
+		"       xcp -r [OPTIONS] SRC DIR\n"
 		"Copy with SCSI EXTENDED COPY offload, falling back per range.\n"
 		"SRC/DST: regular files, block devices (/dev/sdX, /dev/sdX1), /dev/sgN,\n"
 		"         or iscsi://host[:port]/target-iqn/lun\n"
 		"  --src-lba N --dst-lba N --blocks N   device ranges (logical blocks)\n"
 		"  --offset N | --src-offset N --dst-offset N --length N   file ranges (bytes)\n"
+		"  -r, -R, --recursive copy a directory tree like cp -a (files offloaded one by\n"
+		"                      one; directories, symlinks, modes, times, owner as root)\n"
 		"  --require-offload   fail (exit 3) rather than copy on the host\n"
 		"  --no-offload        host copy only\n"
 		"  --method=auto|xcopy|odx   offload by EXTENDED COPY (xcopy), ROD tokens\n"
@@ -132,7 +136,7 @@ open_hint(const char *what, int err)
 	case ETIMEDOUT: return "no iSCSI portal answered: check host, port and the target";
 	case ENODEV:
 	case ENOTBLK: return "not a SCSI disk or partition (see xcp(1) for device-mapper volumes)";
-	case EISDIR: return "xcp copies files, not directory trees";
+	case EISDIR: return "a directory: copy trees with xcp -r";
 	default: return NULL;
 	}
 }
@@ -384,6 +388,7 @@ static const struct option g_lopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "inflight", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "recursive", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -412,7 +417,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	uint64_t v = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "nqvhVj:", g_lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nqvhVrRj:", g_lopts, NULL)) != -1) {
 		if (c >= OPT_SRC_LBA && c <= OPT_LENGTH && parse_u64(optarg, &v) != 0) {
 			fprintf(stderr, "xcp: bad number '%s'\n", optarg);
 			return XCP_EXIT_USAGE;
@@ -452,6 +457,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			xcopy_set_inflight((unsigned)v);
 			break;
 		case 'n': o->dry_run = true; break;
+		case 'r':
+		case 'R': o->recursive = true; break;
 		case 'q': o->quiet = true; break;
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); return XCP_EXIT_OK;
@@ -469,6 +476,18 @@ check_args(const struct opts *o, bool dev)
 	if ((o->flags & XCOPY_REQUIRE_OFFLOAD) && (o->flags & XCOPY_NO_OFFLOAD)) {
 		return "--require-offload and --no-offload exclude each other";
 	}
+	if (o->recursive) {
+		if (dev || is_device(o->dst)) {
+			return "-r copies files and directory trees, not devices or iSCSI LUs";
+		}
+		if (o->have_off || o->have_len || o->have_lba || o->have_blocks) {
+			return "-r copies whole files: no --*offset/--length/--*-lba/--blocks";
+		}
+		if (o->dry_run) {
+			return "-r has no --dry-run/--explain: explain one file of the tree at a time";
+		}
+		return NULL;
+	}
 	if (dev != is_device(o->dst)) {
 		return "SRC and DST must both be files or both be devices";
 	}
@@ -483,7 +502,7 @@ stats_json(const struct run *r, double secs)
 {
 	char src[4096], dst[4096];
 	struct xcp_result res = { src, dst, r->exit_code, r->error[0] ? r->error : NULL, secs,
-				  r->prog.total };
+				  r->prog.total, r->o->recursive ? &r->tree : NULL };
 
 	xcp_redact(src, sizeof(src), r->o->src);
 	xcp_redact(dst, sizeof(dst), r->o->dst);
@@ -504,6 +523,23 @@ dst_path(const char *src, const char *dst, char *buf, size_t cap)
 	base = base ? base + 1 : src;
 	n = snprintf(buf, cap, "%s%s%s", dst, dst[strlen(dst) - 1] == '/' ? "" : "/", base);
 	return n > 0 && (size_t)n < cap && base[0] != '\0' ? buf : dst;
+}
+
+/* xcp -r: the tree's statistics become the run's; its error the run's. */
+static void
+copy_tree(struct run *r)
+{
+	struct xcp_tree *t = &r->tree;
+
+	t->flags = r->o->flags;
+	t->keep_owner = geteuid() == 0;
+	t->prog = &r->prog;
+	xcp_progress_init(&r->prog, r->prog.on, r->prog.tty, xcp_tree_size(r->o->src));
+	xcp_progress_install(&r->prog);
+	r->exit_code = xcp_tree_copy(t, r->o->src, r->o->dst);
+	r->st = t->st;
+	r->prog.total = t->total;
+	snprintf(r->error, sizeof(r->error), "%s", t->error);
 }
 
 int
@@ -529,7 +565,9 @@ main(int argc, char **argv)
 		return XCP_EXIT_USAGE;
 	}
 	o.src = argv[optind];
-	o.dst = dst_path(o.src, argv[optind + 1], dst_buf, sizeof(dst_buf));
+	/* -r: the tree copy decides (and opens) the destination itself */
+	o.dst = o.recursive ? argv[optind + 1] : dst_path(o.src, argv[optind + 1], dst_buf,
+							    sizeof(dst_buf));
 	dev = is_device(o.src);
 	bad = check_args(&o, dev);
 	if (bad != NULL) {
@@ -543,7 +581,9 @@ main(int argc, char **argv)
 	xcopy_set_log(log_cb, o.verbose >= 2 ? XCOPY_LOG_DEBUG
 			      : o.verbose == 1 ? XCOPY_LOG_INFO : XCOPY_LOG_WARN, &r.prog);
 	t0 = xcp_now();
-	if (dev) {
+	if (o.recursive) {
+		copy_tree(&r);
+	} else if (dev) {
 		copy_devices(&r);
 	} else {
 		copy_files(&r);
@@ -558,8 +598,12 @@ main(int argc, char **argv)
 	}
 	if (o.stats == STATS_TEXT && !o.dry_run) {
 		xcp_stats_text(stdout, &r.st);
+		if (o.recursive) {
+			xcp_tree_stats_text(stdout, &r.tree);
+		}
 	} else if (o.stats == STATS_JSON && !o.dry_run) {
 		stats_json(&r, xcp_now() - t0);
 	}
+	xcp_tree_free(&r.tree);
 	return r.exit_code;
 }

@@ -56,12 +56,14 @@ void xcp_json_finish(struct xcp_json *j);                 /* newline */
 
 /* --- reports (xcp_report.c) ------------------------------------------------ */
 
+struct xcp_tree;
 struct xcp_result {
 	const char *src, *dst;
 	int exit_code;
 	const char *error;     /* one-line cause of a failure, or NULL */
 	double seconds;
 	uint64_t total;        /* bytes the job was to copy */
+	const struct xcp_tree *tree;   /* xcp -r: the tree's entries, or NULL */
 };
 void xcp_stats_text(FILE *f, const struct xcopy_stats *st);
 void xcp_stats_json(FILE *f, const struct xcopy_stats *st, const struct xcp_result *r);
@@ -88,6 +90,67 @@ void xcp_progress_done(struct xcp_progress *p);   /* final line, newline */
 /* Clear an unended progress line before another message goes to stderr. */
 void xcp_progress_clear(struct xcp_progress *p);
 void xcp_progress_install(struct xcp_progress *p);
+
+/* --- trees (tree.c): xcp -r ------------------------------------------------- */
+
+/* Why a file was (partly) copied by the host: one per reason it had. */
+struct xcp_tree_reason {
+	enum xcopy_fallback_reason reason;
+	uint64_t ranges, bytes;
+};
+
+/* One entry the copy met: every file, and any entry that failed. */
+struct xcp_tree_entry {
+	char *path;            /* relative to the copy's root ("." for the root) */
+	char type;             /* 'f' file, 'd' directory, 'l' symlink, 's' special */
+	uint64_t bytes;        /* file size */
+	uint64_t offloaded, host, holes;  /* holes: left as holes, not copied */
+	struct xcp_tree_reason *reasons;
+	unsigned nreasons;
+	char *error;           /* one line, or NULL */
+	bool refused;          /* error is --require-offload's refusal */
+};
+
+struct xcp_tree {
+	/* in: the library's flags (XCOPY_*), owner kept (root), messages */
+	unsigned flags;
+	bool keep_owner;
+	FILE *err;             /* one line per failed entry; NULL: stderr */
+	struct xcp_progress *prog;   /* NULL: none */
+	/* out */
+	struct xcopy_stats st; /* the sum of every file's */
+	uint64_t files, dirs, symlinks, specials, failed;
+	uint64_t total, holes; /* bytes of all files; of which left as holes */
+	struct xcp_tree_entry *ent;
+	size_t nent, cap;
+	char error[512];       /* the run's one-line error, "" when none */
+	/* internal: the destination root (never walked into), the entry's kind */
+	uint64_t droot_dev, droot_ino;
+	char kind;
+	char path[4096];
+};
+
+/*
+ * Copy SRC like cp -a: a directory recursively (into DST/basename(SRC) when
+ * DST is a directory, else as DST), regular files through
+ * xcopy_file_range() one by one (holes kept: only data ranges are copied),
+ * symlinks as symlinks, special files by mknod; modes, times, owner
+ * (keep_owner). Never follows a symlink below SRC or DST, so nothing is
+ * written outside DST. An entry that fails is reported and skipped.
+ * Returns the exit code: 0, XCP_EXIT_COPY (an entry failed),
+ * XCP_EXIT_REFUSED (only --require-offload refusals), XCP_EXIT_OPEN (SRC or
+ * DST unusable), XCP_EXIT_USAGE (DST inside SRC, directory onto a file).
+ */
+int xcp_tree_copy(struct xcp_tree *t, const char *src, const char *dst);
+void xcp_tree_free(struct xcp_tree *t);
+/* Bytes to copy under SRC (sizes of its regular files), for the progress line. */
+uint64_t xcp_tree_size(const char *src);
+/* --stats text: counts and one line per file (its reasons when the host copied). */
+void xcp_tree_stats_text(FILE *f, const struct xcp_tree *t);
+/* The "tree" member of --stats=json. */
+void xcp_tree_json(struct xcp_json *j, const struct xcp_tree *t);
+/* s for a terminal: control bytes and invalid UTF-8 as '?'. */
+void xcp_safe_name(char *buf, size_t cap, const char *s);
 
 /* --- plans (xcp_plan.c) ------------------------------------------------------ */
 

@@ -139,6 +139,9 @@ xcp_stats_json(FILE *f, const struct xcopy_stats *st, const struct xcp_result *r
 	json_offload(&j, st);
 	xcp_json_u64(&j, "other_commands", st->other_cmds);
 	json_fallbacks(&j, st);
+	if (r->tree != NULL) {
+		xcp_tree_json(&j, r->tree);
+	}
 	xcp_json_end_obj(&j);
 	xcp_json_finish(&j);
 }

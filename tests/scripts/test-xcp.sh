@@ -94,7 +94,33 @@ check "missing source: exit 4, one line naming it" \
 check "... and the JSON says so" json d7.json '
 assert d["result"] == "open-failed" and d["exit_code"] == 4 and "missing" in d["error"], d'
 rc=0; "$XCP" dir d8 2>err8 || rc=$?
-check "a directory as SRC: exit 4, says so" bash -c "[ $rc -eq 4 ] && grep -q 'not directory trees' err8"
+check "a directory as SRC: exit 4, says to use -r" bash -c "[ $rc -eq 4 ] && grep -q 'copy trees with xcp -r' err8"
+
+# --- -r: a tree (the library's side: tests/unit/test_xcp_tree.c; offloaded: lab 300) ---
+mkdir -p tree/sub && cp src tree/f && printf x >tree/sub/g && ln -sf sub/g tree/l
+truncate -s 20M tree/hole && printf y >>tree/hole
+rc=0; "$XCP" -r --stats=json tree copy >tree.json 2>tree.err || rc=$?
+check "-r: exit 0, diff -r clean, nothing on stderr" 	bash -c "[ $rc -eq 0 ] && diff -r tree copy && [ ! -s tree.err ] && [ \"\$(readlink copy/l)\" = sub/g ]"
+check "-r --stats=json: tree counts, per-file bytes and reasons, totals add up" json tree.json '
+t = d["tree"]; e = {x["path"]: x for x in t["entries"]}
+assert (t["files"], t["directories"], t["symlinks"], t["failed"]) == (3, 2, 1, 0), t
+assert sorted(e) == ["f", "hole", "sub/g"], e
+assert e["f"]["bytes"] == n and e["f"]["bytes_host"] + e["f"]["bytes_offloaded"] == n, e
+assert e["hole"]["bytes_holes"] >= 20 * 1048576 - 4096 and e["hole"]["fallbacks"][0]["reason"], e
+assert d["bytes_total"] == n + 1 + 20 * 1048576 + 1, d
+assert d["bytes_offloaded"] + d["bytes_host"] + t["bytes_holes"] == d["bytes_total"], d'
+check "-r: the sparse file stays sparse" bash -c "[ \$(stat -c %b copy/hole) -le \$(( \$(stat -c %b tree/hole) + 128 )) ]"
+"$XCP" -r --stats tree copy >tree.txt 2>&1
+check "-r --stats (text): one line per file with its fallback reason" \
+	bash -c "grep -q '^tree: *3 files, 2 directories, 1 symlinks' tree.txt && grep -Eq '^file sub/g: 1 bytes, 0 offloaded, 1 host, 0 holes; fallback [a-z-]+ 1$' tree.txt"
+rc=0; "$XCP" -r tree tree/sub 2>err9 || rc=$?
+check "-r into itself: exit 1, one line" bash -c "[ $rc -eq 1 ] && [ \$(wc -l <err9) -eq 1 ] && grep -q 'into itself' err9 && [ ! -e tree/sub/tree ]"
+for bad in "-r --offset 1 tree d9" "-r -n tree d9" "-r tree /dev/null"; do
+	rc=0
+	# shellcheck disable=SC2086 # the words are the arguments
+	"$XCP" $bad >/dev/null 2>&1 || rc=$?
+	check "usage error 'xcp $bad': exit 1" test "$rc" -eq 1
+done
 for bad in "--stats=xml src d9" "--bogus src d9" "--require-offload --no-offload src d9" "src" \
 	"--blocks 1 src d9" "--length x src d9" "--method=lid4 src d9"; do
 	rc=0

@@ -137,7 +137,7 @@ static void
 xcp_stats_json_numbers(void)
 {
 	struct xcopy_stats st;
-	struct xcp_result r = { "s", "d", 0, NULL, 1.5, 3000 };
+	struct xcp_result r = { "s", "d", 0, NULL, 1.5, 3000, NULL };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
