@@ -72,7 +72,7 @@ static const struct xt_cmd g_cmds[] = {
 	/* the core flushes the whole file: LBA, NUMBER OF BLOCKS, IMMED ignored */
 	{ XT_X_CORE, BOTH, "SYNCHRONIZE CACHE(10)",
 	  OP(0x35, 10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00) },
-	{ XT_X_CORE, BOTH, "WRITE SAME(10)", OP(0x41, 10, 0x08, RW10) },
+	{ XT_X_WSAME, BOTH, "WRITE SAME(10)", OP(0x41, 10, 0x08, RW10) },
 	/* ANCHOR must be 0 */
 	{ XT_X_CORE, BOTH, "UNMAP", OP(0x42, 10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, FF, FF, 0x00) },
 	{ XT_X_CORE, BOTH, "MODE SELECT(10)",
@@ -133,7 +133,7 @@ static const struct xt_cmd g_cmds[] = {
 	{ XT_X_CORE, BOTH, "WRITE AND VERIFY(16)", OP(0x8E, 16, 0x00, RW16) },
 	{ XT_X_CORE, BOTH, "SYNCHRONIZE CACHE(16)",
 	  OP(0x91, 16, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00) },
-	{ XT_X_CORE, BOTH, "WRITE SAME(16)", OP(0x93, 16, 0x08, RW16) },
+	{ XT_X_WSAME, BOTH, "WRITE SAME(16)", OP(0x93, 16, 0x08, RW16) },
 	/* ALLOCATION LENGTH bytes 10-13; LBA and PMI ignored */
 	{ XT_X_CORE, BOTH, "READ CAPACITY(16)", OPSA(0x9E, 0x10, 16, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
 						      FF, FF, FF, FF, 0x00, 0x00) },

@@ -17,6 +17,8 @@
 
 /* iov.c */
 void xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len);
+/* Do the first len bytes of iov hold only zeros (false if it holds fewer)? */
+bool xt_iov_is_zero(const struct iovec *iov, size_t cnt, size_t len);
 int xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr);
 #define XT_IOV_CLIP_MAX 1024
 struct xt_iov_clip {
@@ -139,6 +141,7 @@ int xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iove
 		     size_t cnt, size_t len, off_t off);
 int xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd);
 int xt_handler_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len);
+int xt_handler_write_same(struct tcmu_device *dev, struct xcm_lu *lu, struct tcmulib_cmd *lc);
 
 /* lu_open.c */
 bool xt_handler_check_config(const char *cfgstring, char **reason);

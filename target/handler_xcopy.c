@@ -89,7 +89,7 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	xt_lu_state_get(lu, false, &st);
 	row = xt_cmd_lookup(&st, lc->cdb, &same_op);
 	if (row == NULL && same_op != NULL && same_op->exec != XT_X_CORE &&
-	    same_op->exec != XT_X_KERNEL) {
+	    same_op->exec != XT_X_KERNEL && same_op->exec != XT_X_WSAME) {
 		if (sa_not_served(&st, lc->cdb)) {
 			struct xcm_err err;
 
@@ -110,6 +110,9 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		return xt_handler_inquiry(lu, lc);
 	case XT_X_RSOC:
 		return xt_handler_rsoc(lu, lc);
+	case XT_X_WSAME:
+		/* with ALUA the core checks the port group's state first: its path */
+		return st.alua ? TCMU_STS_NOT_HANDLED : xt_handler_write_same(dev, lu, lc);
 	case XT_X_CORE:
 	case XT_X_KERNEL:
 	default:

@@ -28,6 +28,25 @@ xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len)
 	}
 }
 
+bool
+xt_iov_is_zero(const struct iovec *iov, size_t cnt, size_t len)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < cnt && len > 0; i++) {
+		const uint8_t *p = iov[i].iov_base;
+
+		n = iov[i].iov_len < len ? iov[i].iov_len : len;
+		for (j = 0; j < n; j++) {
+			if (p[j] != 0) {
+				return false;
+			}
+		}
+		len -= n;
+	}
+	return len == 0;
+}
+
 /* All len bytes at off through preadv/pwritev (wr), retrying short transfers; 0 or -errno. */
 int
 xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr)

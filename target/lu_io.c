@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "handler.h"
+#include "xcm/wire.h"
 #include "odx.h"
 
 int
@@ -88,14 +89,55 @@ unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t l
 	return TCMU_STS_OK;
 }
 
-int
-xt_handler_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+/* Deallocate [off, off + len), cancelling the tokens it overlaps as a write does. */
+static int
+deallocate(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	struct xcm_lu *lu = tcmur_dev_get_private(dev);
 	int sts;
 
 	xt_tok_note_write(lu, off, len);   /* as xt_handler_write: before and after */
 	sts = unmap_range(dev, lu, off, len);
 	xt_tok_note_write(lu, off, len);
 	return sts;
+}
+
+int
+xt_handler_unmap(struct tcmu_device *dev, struct tcmur_cmd *cmd, uint64_t off, uint64_t len)
+{
+	return deallocate(dev, tcmur_dev_get_private(dev), off, len);
+}
+
+/*
+ * WRITE SAME(10/16) with UNMAP = 1 and a block of zeros: the whole range is
+ * deallocated through the store (file: punched; RBD: discard/write-zeroes),
+ * and reads back zeros as LBPRZ = 1 says. It is what the kernel's sd sends
+ * for a write-zeroes request (zeroing_mode writesame_16_unmap), so what
+ * fallocate(FALLOC_FL_WRITE_ZEROES) costs; the runner's core would write
+ * zeros over a range not aligned to the unmap granularity instead.
+ * Anything else stays the core's (TCMU_STS_NOT_HANDLED): UNMAP = 0, a
+ * block that is not zeros, NUMBER OF LOGICAL BLOCKS 0 (WSNZ = 1: refused)
+ * or a range past the end (LBA OUT OF RANGE), a short data-out buffer.
+ */
+int
+xt_handler_write_same(struct tcmu_device *dev, struct xcm_lu *lu, struct tcmulib_cmd *lc)
+{
+	const uint8_t *cdb = lc->cdb;
+	uint64_t bs = tcmu_dev_get_block_size(dev), end = tcmu_dev_get_num_lbas(dev);
+	uint64_t lba, n;
+
+	if (!(cdb[1] & 0x08)) {
+		return TCMU_STS_NOT_HANDLED;
+	}
+	if (cdb[0] == 0x93) {
+		lba = xcm_get_be64(cdb + 2);
+		n = xcm_get_be32(cdb + 10);
+	} else {
+		lba = xcm_get_be32(cdb + 2);
+		n = xcm_get_be16(cdb + 7);
+	}
+	if (n == 0 || lba >= end || n > end - lba ||
+	    !xt_iov_is_zero(lc->iovec, lc->iov_cnt, (size_t)bs)) {
+		return TCMU_STS_NOT_HANDLED;
+	}
+	return deallocate(dev, lu, lba * bs, n * bs);
 }

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "xcm/wire.h"
 
 /* ------------------------------------------------------------------------ */
 /* fault injection in the file backend (target/fault.c)                       */
@@ -355,7 +357,8 @@ test_sbc_write_same(void)
 		CHECK(is_invalid_cdb_bit(sense, 2));
 		CHECK(sbc_cmd(&g_a, op, 0x02, len, sense) == TCMU_STS_PASSTHROUGH_ERR);
 		CHECK(is_invalid_cdb_bit(sense, 1));
-		CHECK(sbc_cmd(&g_a, op, 0x08, len, sense) == TCMU_STS_NOT_HANDLED);   /* UNMAP */
+		/* UNMAP with a zero block: the plugin deallocates (test_write_same_unmap) */
+		CHECK(sbc_cmd(&g_a, op, 0x08, len, sense) == TCMU_STS_OK);
 		CHECK(sbc_cmd(&g_a, op, 0x00, len, sense) == TCMU_STS_NOT_HANDLED);
 	}
 	CHECK(sbc_cmd(&g_a, 0x93, 0x01, 16, sense) == TCMU_STS_PASSTHROUGH_ERR);
@@ -370,6 +373,75 @@ test_sbc_write_same(void)
 	CHECK(sbc_cmd(&g_a, 0x8F, 0xF0, 16, sense) == TCMU_STS_INVALID_CMD);
 	CHECK(sbc_cmd(&g_a, 0xAE, 0xF0, 12, sense) == TCMU_STS_INVALID_CMD);
 	CHECK(sbc_cmd(&g_a, 0x08, 0xFF, 6, sense) == TCMU_STS_NOT_HANDLED);
+}
+
+/* WRITE SAME(16 or 10) of n blocks at lba, UNMAP bit as given, data block filled with fill. */
+static int
+write_same(uint8_t op, uint64_t lba, uint32_t n, bool unmap, uint8_t fill)
+{
+	uint8_t cdb[16], buf[BS], sense[96];
+
+	memset(cdb, 0, sizeof(cdb));
+	memset(buf, fill, sizeof(buf));
+	cdb[0] = op;
+	cdb[1] = unmap ? 0x08 : 0x00;
+	if (op == 0x93) {
+		xcm_put_be64(cdb + 2, lba);
+		xcm_put_be32(cdb + 10, n);
+	} else {
+		xcm_put_be32(cdb + 2, (uint32_t)lba);
+		xcm_put_be16(cdb + 7, (uint16_t)n);
+	}
+	return run_cmd(&g_a, cdb, buf, sizeof(buf), sense);
+}
+
+static uint64_t
+blocks_of(const char *name)
+{
+	struct stat st;
+	int fd = backing_fd(name);
+
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	close(fd);
+	return (uint64_t)st.st_blocks;
+}
+
+/*
+ * WRITE SAME with UNMAP and a zero block (what sd sends for write zeroes):
+ * the plugin punches the whole range, unaligned edges included, and nothing
+ * around it changes; everything else is left to the core, the file untouched.
+ */
+void
+test_write_same_unmap(void)
+{
+	uint64_t before;
+	int zfd;
+
+	fill_pattern("a.img", 0, NLBAS * BS, 0x5A);
+	snapshot("a.img", "a.model");
+	before = blocks_of("a.img");
+	CHECK(write_same(0x93, 3, 1001, true, 0x00) == TCMU_STS_OK);
+	CHECK(blocks_of("a.img") < before);
+	/* the model: zeros where the command said, the pattern around them */
+	zfd = backing_fd("a.model");
+	CHECK(zfd >= 0 && fallocate(zfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 3 * BS,
+				    1001 * BS) == 0);
+	close(zfd);
+	CHECK(same_bytes("a.img", 0, "a.model", 0, NLBAS * BS));
+	CHECK(write_same(0x41, 5000, 77, true, 0x00) == TCMU_STS_OK);
+	CHECK(!same_bytes("a.img", 5000 * BS, "a.model", 5000 * BS, 77 * BS));
+	snapshot("a.img", "a.model");
+	/* left to the core: data that is not zeros, UNMAP = 0, 0 blocks, past the end */
+	CHECK(write_same(0x93, 100, 8, true, 0x01) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x41, 100, 8, true, 0x80) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x93, 100, 8, false, 0x00) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x93, 100, 0, true, 0x00) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x93, NLBAS - 4, 5, true, 0x00) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x93, (uint64_t)1 << 63, 1, true, 0x00) == TCMU_STS_NOT_HANDLED);
+	CHECK(write_same(0x41, NLBAS, 1, true, 0x00) == TCMU_STS_NOT_HANDLED);
+	CHECK(same_bytes("a.img", 0, "a.model", 0, NLBAS * BS));
+	/* the last block exactly: still the plugin's */
+	CHECK(write_same(0x93, NLBAS - 1, 1, true, 0x00) == TCMU_STS_OK);
 }
 
 /* WCE = 1 from open; emulate_write_cache = 0 (reconfig) turns it off, writes stay good. */

@@ -100,6 +100,7 @@ void test_paths(void);
 /* fault_test.c */
 void test_sbc_checks(void);
 void test_sbc_write_same(void);
+void test_write_same_unmap(void);
 void test_write_cache(void);
 void test_faults(void);
 void test_fault_delay(void);

@@ -359,6 +359,7 @@ const struct ptest g_core_tests[] = {
 	{ "paths", test_paths },
 	{ "sbc_checks", test_sbc_checks },
 	{ "sbc_write_same", test_sbc_write_same },
+	{ "write_same_unmap", test_write_same_unmap },
 	{ "write_cache", test_write_cache },
 	{ "faults", test_faults },
 	{ "fault_delay", test_fault_delay },
