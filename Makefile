@@ -132,7 +132,7 @@ LAB_DEPS += $(ALL_TARGETS)
 -include $(TOP)/tests/lab/lab.mk
 -include $(TOP)/tests/bench/bench.mk
 ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
-TEST_TARGETS += test-lab
+TEST_TARGETS += test-lab test-lab-newkernel
 endif
 
 .PHONY: all build-all deps test demo fuzz clean install install-check

@@ -3,6 +3,9 @@
 #   make -f tests/lab/lab.mk test-lab
 #
 #   make test-lab    boot the lab once and run tests/lab/tests/NNN-*.sh in it
+#   make test-lab-newkernel   boot trixie-backports' kernel (LAB_NEW_KERNEL=bpo)
+#                    and run the tests that need Linux >= 6.17 (LAB_NEW_KERNEL_TESTS:
+#                    380, new-file copies offloaded through FALLOC_FL_WRITE_ZEROES)
 #   make lab-image   fetch/unpack the kernel and build the initramfs (cached)
 #   make lab-clean   remove $(BUILD)/lab and the kernel cache
 #
@@ -25,12 +28,22 @@ LAB_REFERENCE_FULL ?= 0
 # guest RAM: the tests' images live in the guest's /tmp (tmpfs, 80 % of it)
 LAB_MEM ?= 3G
 
-.PHONY: test-lab lab-image lab-clean
+# the tests that need Linux >= 6.17; the rest stays on the default kernel
+LAB_NEW_KERNEL ?= bpo
+LAB_NEW_KERNEL_TESTS ?= 380
+LAB_NEW_KERNEL_TIMEOUT ?= 900
+
+.PHONY: test-lab test-lab-newkernel lab-image lab-clean
 
 test-lab: $(LAB_DEPS)
 	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --mem $(LAB_MEM) --debian-handlers --no-lun \
 		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
 		-- $(LAB_MK_DIR)/run-tests $(LAB_TESTS)
+
+test-lab-newkernel: $(LAB_DEPS)
+	$(LAB_MK_DIR)/run --kernel $(LAB_NEW_KERNEL) --build $(BUILD) --timeout $(LAB_NEW_KERNEL_TIMEOUT) \
+		--mem $(LAB_MEM) --debian-handlers --no-lun $(LAB_RUN_OPTS) \
+		-- $(LAB_MK_DIR)/run-tests $(LAB_NEW_KERNEL_TESTS)
 
 lab-image:
 	$(LAB_MK_DIR)/image >/dev/null

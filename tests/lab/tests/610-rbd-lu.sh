@@ -121,6 +121,15 @@ dd if=/dev/zero of="$W/model.bin" bs=1M seek=6 count=1 conv=notrunc status=none
 lab_check "sg_write_same --unmap 1 MiB: zeros, device and rbd export equal the model" sh -c \
 	"dd if=$sd bs=1M iflag=direct status=none | cmp - '$W/model.bin'"
 lab_check "  ... rbd export too" same_as "$W/model.bin"
+# what the kernel's sd sends for write zeroes (fallocate FALLOC_FL_WRITE_ZEROES):
+# WRITE SAME(16) with UNMAP and a zero block, here unaligned across an object boundary
+lab_check "sd: zeroing_mode writesame_16_unmap on the RBD LU" \
+	grep -qx writesame_16_unmap /sys/block/"${sd#/dev/}"/device/scsi_disk/*/zeroing_mode
+sg_write_same --16 --unmap --lba=$((8 * M / 512 - 3)) --num=2051 "$sd" || true
+dd if=/dev/zero of="$W/model.bin" bs=512 seek=$((8 * M / 512 - 3)) count=2051 conv=notrunc status=none
+lab_check "sg_write_same --unmap, unaligned across objects: device and rbd export equal the model" \
+	sh -c "dd if=$sd bs=1M iflag=direct status=none | cmp - '$W/model.bin'"
+lab_check "  ... rbd export too" same_as "$W/model.bin"
 lab_check "SYNCHRONIZE CACHE succeeds" sg_sync "$sd"
 
 echo "    block device checks done at $(stamp) s"
