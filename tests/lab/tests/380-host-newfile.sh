@@ -49,6 +49,9 @@ json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $1" "$2
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 preloaded() { LD_PRELOAD=$PRE LD_LIBRARY_PATH=$LAB_BUILD/host XCOPY_PRELOAD_LOG=1 "$@"; }
 
+# one partition over the whole LU
+partition() { echo ',,L' | sfdisk -q "$1" >/dev/null && lab_wait_for test -b "${1}1"; }
+
 # mkfs + mount the LU's first partition: prints the mount point
 make_fs() {   # SD FS
 	local part=${1}1 mnt=$W/mnt-$2
@@ -132,8 +135,7 @@ offload_cases() {   # SO
 	read -r sd sg <<<"$(lab_loop_export "$so")"
 	sd_limits_case "$sd"
 	write_same_case "$sd" "$W/x0.img"
-	echo ',,L' | sfdisk -q "$sd" >/dev/null
-	lab_wait_for test -b "${sd}1"
+	partition "$sd"
 	for fs in ext4 xfs; do
 		mnt=$(make_fs "$sd" $fs)
 		head -c "${MB}M" /dev/urandom >"$mnt/src"
@@ -156,17 +158,22 @@ offload_cases() {   # SO
 	done
 }
 
-# An LU whose disk has no unmap write zeroes: the fallback names the disk.
-no_wz_disk_case() {   # SO
-	local sd sg mnt rc=0 b
+# SO exported, partitioned, ext4 on it with a 16 MiB file src: prints "SD MNT"
+small_fs() {   # SO
+	local sd sg mnt
 	read -r sd sg <<<"$(lab_loop_export "$1")"
-	b=${sd#/dev/}
-	lab_check "LIO fileio: queue/write_zeroes_unmap_max_hw_bytes is 0" \
-		test "$(cat /sys/block/"$b"/queue/write_zeroes_unmap_max_hw_bytes)" -eq 0
-	echo ',,L' | sfdisk -q "$sd" >/dev/null
-	lab_wait_for test -b "${sd}1"
+	partition "$sd"
 	mnt=$(make_fs "$sd" ext4)
 	head -c 16M /dev/urandom >"$mnt/src"
+	echo "$sd $mnt"
+}
+
+# An LU whose disk has no unmap write zeroes: the fallback names the disk.
+no_wz_disk_case() {   # SO
+	local sd mnt rc=0
+	read -r sd mnt <<<"$(small_fs "$1")"
+	lab_check "LIO fileio: queue/write_zeroes_unmap_max_hw_bytes is 0" \
+		test "$(cat /sys/block/"${sd#/dev/}"/queue/write_zeroes_unmap_max_hw_bytes)" -eq 0
 	"$XCP" --stats=json "$mnt/src" "$mnt/new" >"$W/nowz.json" 2>"$W/nowz.err" || true
 	cat "$W/nowz.err"
 	lab_check "no unmap write zeroes: host copy, reason allocation-disk, a note naming the sysfs file" \
@@ -180,12 +187,8 @@ no_wz_disk_case() {   # SO
 
 # Before 6.17: the fallback names the kernel.
 old_kernel_case() {   # SO
-	local sd sg mnt rc=0
-	read -r sd sg <<<"$(lab_loop_export "$1")"
-	echo ',,L' | sfdisk -q "$sd" >/dev/null
-	lab_wait_for test -b "${sd}1"
-	mnt=$(make_fs "$sd" ext4)
-	head -c 16M /dev/urandom >"$mnt/src"
+	local sd mnt rc=0
+	read -r sd mnt <<<"$(small_fs "$1")"
 	"$XCP" --stats=json "$mnt/src" "$mnt/new" >"$W/old.json" 2>"$W/old.err" || true
 	cat "$W/old.err"
 	lab_check "Linux $kv: a new destination is copied by the host, reason allocation" \
