@@ -59,7 +59,7 @@ fuzz-run: $(FUZZ_BINS)
 FUZZ_TARGETS += fuzz-run
 
 # make test runs every fuzzer for FUZZ_SECONDS (60 s each unless overridden),
-# right after the unit tests; a crash, leak or sanitizer report fails it.
+# right after make check; a crash, leak or sanitizer report fails it.
 .PHONY: test-fuzz
 test-fuzz:
 	$(Q)$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) \
