@@ -10,8 +10,8 @@ XCP := $(BUILD)/host/xcp
 
 HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host -I$(TOP)/common $(ISCSI_CFLAGS)
 $(BUILD)/obj/host/%.o $(BUILD)/san/host/%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(BUILD)/san/tests/unit/test_host_%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(BUILD)/san/tests/unit/test_xcp_%.o: XCFLAGS += $(HOST_XCFLAGS) -I$(TOP)/host/cli
+$(BUILD)/san/tests/unit/host/%.o $(BUILD)/san/tests/unit/fakes/fake_t%.o: XCFLAGS += $(HOST_XCFLAGS)
+$(BUILD)/san/tests/unit/host/test_xcp_%.o: XCFLAGS += -I$(TOP)/host/cli
 
 # The archive carries the engine and common/ objects too, so users link one
 # library; the shared library links them in and exports neither (libxcopy.map).

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 struct prog {

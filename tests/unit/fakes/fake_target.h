@@ -7,15 +7,15 @@
  * memory LUs, and answers with sense from xcm_sense_build. Scripts inject
  * failures into chosen commands. With `tok` it also answers POPULATE TOKEN,
  * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN through the engine's
- * token codec (test_host_fake_tokens.c).
+ * token codec (fake_tokens.c).
  *
  * Commands may arrive from several threads: the fake serialises them, except
  * that an EXTENDED COPY waits (up to gather_ms, lock released) until `gather`
  * of them are outstanding, so tests see what the host keeps in flight: the
  * most outstanding at once and list identifiers reused while outstanding.
  */
-#ifndef TEST_HOST_FAKE_TARGET_H
-#define TEST_HOST_FAKE_TARGET_H
+#ifndef FAKE_TARGET_H
+#define FAKE_TARGET_H
 
 #include <pthread.h>
 
@@ -64,7 +64,7 @@ struct fk {
 	int dup_ids;               /* a 10b LIST ID sent while outstanding */
 	uint64_t fail_src_lba1;    /* fail the XCOPY whose first segment reads here (+1) */
 	struct xcm_err fail_err;
-	/* ROD tokens (test_host_fake_tokens.c), decoded and encoded by the engine */
+	/* ROD tokens (fake_tokens.c), decoded and encoded by the engine */
 	bool tok;                  /* VPD 8Fh with token limits; PT, RRTI, WUT answered */
 	bool no_lid1;              /* VPD 8Fh without LID1 and 83h/00h refused (05 24/00) */
 	struct xcm_tok_limits toklim;

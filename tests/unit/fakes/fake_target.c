@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 struct fk_port {
