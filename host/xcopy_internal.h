@@ -361,6 +361,12 @@ uint8_t xch_list_id_get(struct xcopy_dev *d);
 void xch_list_id_put(struct xcopy_dev *d, uint8_t id);
 /* fn(args[0]) here, fn(args[1..n-1]) in threads; joined. Returns threads run. */
 unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
+/*
+ * Test seam, NULL in the library: called with +n before a pool's n workers
+ * start and with -1 as each one returns (or is never started), so a fake
+ * target can tell when every worker of a copy is waiting on it.
+ */
+extern void (*xch_pool_watch)(int delta);
 
 /* ------------------------------------------------------------------------ */
 /* Files: FIEMAP and the extent pairing                                       */

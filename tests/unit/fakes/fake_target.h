@@ -10,9 +10,12 @@
  * token codec (fake_tokens.c).
  *
  * Commands may arrive from several threads: the fake serialises them, except
- * that an EXTENDED COPY waits (up to gather_ms, lock released) until `gather`
- * of them are outstanding, so tests see what the host keeps in flight: the
- * most outstanding at once and list identifiers reused while outstanding.
+ * that an EXTENDED COPY waits (lock released) until `gather` of them are
+ * outstanding, or with until_idle until every worker thread libxcopy runs
+ * is inside the fake (no other command can come; xch_pool_watch tells), so
+ * tests see what the host keeps in flight without waiting out a timeout:
+ * the most outstanding at once and list identifiers reused while
+ * outstanding. gather_ms only ends a wait the host would otherwise hang.
  */
 #ifndef FAKE_TARGET_H
 #define FAKE_TARGET_H
@@ -57,7 +60,9 @@ struct fk {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int gather;                /* hold each XCOPY until this many are outstanding */
-	unsigned gather_ms;        /* ... or this long (default 2000) */
+	bool until_idle;           /* ... or until every running pool worker is held */
+	unsigned gather_ms;        /* ... or this long (default 2000: a safety net) */
+	int live;                  /* libxcopy pool workers running (xch_pool_watch) */
 	int cur, max_cur;          /* XCOPYs outstanding now / at most */
 	unsigned gen;              /* groups of `gather` completed */
 	int lid_busy[256];         /* outstanding XCOPYs per LIST ID (usage 10b) */
