@@ -45,7 +45,8 @@ $(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $
 
 ALL_TARGETS += $(HANDLER_SO)
 
-# dlopen harness: fakes of the runner/libtcmu symbols, exported with -rdynamic. Each
+# dlopen harness: fakes of the runner/libtcmu symbols and of the plugin's clock and
+# sleeps (tests/plugin/fake_time.c), exported with -rdynamic. Each
 # test has its own fixture; test-plugin also runs the list in reverse order (-r).
 PLUGIN_TEST_SRCS := $(sort $(wildcard $(TOP)/tests/plugin/*.c))
 PLUGIN_TEST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(PLUGIN_TEST_SRCS))

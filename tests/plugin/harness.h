@@ -109,4 +109,15 @@ void test_fault_cfgstring(void);
 void test_rsoc(void);
 void test_rsoc_one(void);
 
+/*
+ * fake_time.c: the plugin's CLOCK_MONOTONIC and usleep (the delay fault),
+ * interposed. The clock runs ahead by what the tests advanced it; the gate
+ * lets `pass` delayed I/O calls through at once and holds the next one
+ * until opened (then later calls sleep as asked, or with !sleep_after not).
+ */
+void plugin_clock_advance_ms(unsigned ms);
+void plugin_gate_hold(unsigned pass);
+bool plugin_gate_wait_held(void);   /* false: nothing arrived within 30 s */
+void plugin_gate_open(bool sleep_after);
+
 #endif
