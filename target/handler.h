@@ -67,7 +67,6 @@ struct xt_store_ops {
 	 * still holds. 0, or -errno with a reason in why.
 	 */
 	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
-	bool tokens;                                               /* ROD tokens (odx.c) served */
 };
 extern const struct xt_store_ops xt_store_file;
 extern const struct xt_store_ops xt_store_rbd;

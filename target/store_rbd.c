@@ -244,7 +244,6 @@ const struct xt_store_ops xt_store_rbd = {
 	.zero = rbd_zero,
 	.copy = rbd_copy_lu,
 	.token_guard = rbd_token_guard,
-	.tokens = true,    /* change vulnerable (no reflink); WUT copies through .copy */
 };
 
 #else /* !XT_HAVE_RBD */

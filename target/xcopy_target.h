@@ -231,7 +231,6 @@ struct xcm_lu {
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
 	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
-	bool no_tokens;                   /* the store serves no ROD tokens (RBD: handler.h) */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
