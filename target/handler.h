@@ -106,7 +106,7 @@ void xt_stats_add_acct(struct xt_stats *s, const struct xt_copy_acct *a);
 /* Is lu's store the backing file (page cache, fd, clones, tokens)? */
 bool xt_lu_is_file(const struct xcm_lu *lu);
 /*
- * store_rbd.c: the calling thread's copy deadline (xt_now_ms() clock, 0:
+ * store_rbd.c: the calling thread's copy deadline (xos_now_ms() clock, 0:
  * none): the RBD store's io waits no longer (store_copy.c sets it around
  * its gateway pieces; the runner's workers also serve ordinary I/O).
  */

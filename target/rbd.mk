@@ -23,7 +23,7 @@ CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector
 $(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP) | check-build-deps
 	$(call msg,CXX,target/rados_copy.cc)
 	@mkdir -p $(@D)
-	$(Q)$(CXX) $(CXXFLAGS_RBD) -MMD -MP -c -o $@ $<
+	$(Q)$(CXX) $(CXXFLAGS_RBD) -I$(TOP)/common -MMD -MP -c -o $@ $<
 
 $(RBD_LIB): $(RBD_OBJS)
 	$(call msg,AR,target/$(notdir $@))

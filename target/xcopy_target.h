@@ -18,6 +18,7 @@
 #include "tcmu_abi.h"
 #include "xcm/exec.h"
 #include "xcm/lid4.h"
+#include "xos.h"
 #include "xcm/xcm.h"
 
 #define XT_SUBTYPE "xcopy"
@@ -193,7 +194,7 @@ struct xt_job {
 	enum xt_job_state state;
 	struct timespec t0;               /* CLOCK_MONOTONIC when handle_cmd saw it */
 	uint32_t cmd_time_out;            /* the LU's attrib/cmd_time_out (s) when queued */
-	uint64_t deadline_ms;             /* xt_now_ms() time the copy must end by, 0: none */
+	uint64_t deadline_ms;             /* xos_now_ms() time the copy must end by, 0: none */
 	atomic_int stop;                  /* enum xt_stop, set by others */
 	atomic_uint_fast32_t segs_done;   /* progress, for COPY STATUS while running */
 	atomic_uint_fast64_t bytes_done;
@@ -303,9 +304,6 @@ void xt_count_cmd(struct xcm_lu *lu, bool ok);
  */
 const char *xt_runner_unsupported(void);
 
-/* CLOCK_MONOTONIC in milliseconds: the engine's clock (ops.now_ms). */
-uint64_t xt_now_ms(void);
-
 /*
  * The LU's TCMU command timeout in seconds, re-read from configfs
  * (CFS_PATH/attrib/cmd_time_out; settable while the LU is not exported, so
@@ -330,7 +328,7 @@ struct xt_copy_acct {
 	uint64_t store_copies;            /* calls of the store's copy op (RBD to RBD) */
 	const char *last_fallback;        /* static string, NULL: none */
 	/* in: the job's bounds, for stores that wait on a cluster (store_rbd.c) */
-	uint64_t deadline_ms;             /* xt_now_ms() time, 0: none */
+	uint64_t deadline_ms;             /* xos_now_ms() time, 0: none */
 	uint32_t cmd_time_out;            /* the receiving LU's, seconds */
 };
 

@@ -78,7 +78,7 @@ $(BUILD)/san/tests/unit/engine/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP
 # xt-cmds: the plugin's command table as a LU reports it (lab test 260 compares
 # sg_opcodes with it). Links only target/cmds.c and the engine.
 XT_CMDS_BIN := $(BUILD)/tests/xt-cmds
-$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target
+$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target -I$(TOP)/common
 $(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds.o $(LIBXCM)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)

@@ -131,7 +131,7 @@ bound(struct xt_rbd *src, struct xt_rbd *dst)
 			xt_rbd_op_timeout_for(s));
 	}
 	if (d != NULL && *d != '\0') {
-		xt_rbd_deadline_set(xt_rbd_now_ms() + strtoull(d, NULL, 10));
+		xt_rbd_deadline_set(xos_now_ms() + strtoull(d, NULL, 10));
 	}
 }
 
