@@ -109,3 +109,12 @@ test-unit: test-xcp-cli
 test-preload: $(PRELOAD_SO)
 	$(Q)$(TOP)/tests/scripts/test-preload.sh $(PRELOAD_SO)
 test-unit: test-preload
+
+# libxcopy.a carries one member per object name: two objects called alike
+# (e.g. two copy.o) would make `ar x` and ar's member replacement lose one.
+.PHONY: check-lib-members
+check-lib-members: $(LIBXCOPY_A)
+	$(Q)dups=$$($(AR) t $(LIBXCOPY_A) | sort | uniq -d); \
+	if [ -n "$$dups" ]; then echo "libxcopy.a: members named twice:" $$dups; exit 1; fi; \
+	echo "libxcopy.a: $$($(AR) t $(LIBXCOPY_A) | wc -l) members, names unique"
+test-unit: check-lib-members

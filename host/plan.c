@@ -23,7 +23,7 @@ xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, ui
 	const struct xcopy_caps *b = &dst->caps;
 
 	out->ncscd = ncscd;
-	/* a verdict of another call sharing the handle may lower it (copy.c): atomic */
+	/* a verdict of another call sharing the handle may lower it (lid1_copy.c): atomic */
 	out->max_seg = (uint32_t)xos_min_nz(__atomic_load_n(&a->max_seg, __ATOMIC_RELAXED),
 					      __atomic_load_n(&b->max_seg, __ATOMIC_RELAXED));
 	out->max_desc_list_len = (uint32_t)xos_min_nz(a->max_desc_list_len, b->max_desc_list_len);

@@ -414,7 +414,7 @@ int xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len
 		  struct xcopy_stats *st);
 int xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st);
 
-/* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (explain.c). */
+/* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (plan_api.c). */
 int xch_kernel_at_least(const char *release, int major, int minor);
 
 enum xch_piece_kind {

@@ -212,7 +212,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 			&at_dst, &done);
 	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
 	if (rc == 0 && xt_lu_is_file(dst) && ctx->acct.clone_bytes - cloned < len) {
-		/* bytes went through dst's page cache: write them back now (copy.c) */
+		/* bytes went through dst's page cache: write them back now (file_copy.c) */
 		xt_wb_chunk(&job->wb, dst, dst_off, len);
 	}
 	if (rc != 0) {

@@ -13,7 +13,7 @@
 #include "rados_copy.h"
 
 extern "C" {
-#include "rbd_store.h"   // xt_rbd_deadline, xos_now_ms
+#include "rbd_image.h"   // xt_rbd_deadline, xos_now_ms
 }
 
 namespace {

@@ -15,8 +15,8 @@
 #include <rbd/librbd.h>
 
 #include "rados_copy.h"
-#include "rbd_store.h"
-#include "rbd_store_int.h"
+#include "rbd_image.h"
+#include "rbd_image_int.h"
 #include "xos.h"
 
 #define COPY_BATCH 32           /* objects per copy-from batch */

@@ -75,7 +75,7 @@ struct xt_cfg {
 	enum xt_cfr cfr;
 	enum xt_xcopy xcopy;
 	int copy_nice;      /* nice value of a thread while it copies (copy_nice=, 0-19) */
-	bool wb_late;       /* writeback=late: no write-behind pacing (copy.c) */
+	bool wb_late;       /* writeback=late: no write-behind pacing (file_copy.c) */
 	struct xt_fault_spec fault;
 };
 
@@ -144,7 +144,7 @@ bool xt_nexus_arrived(const struct xt_nexus_set *old, const struct xt_nexus_set 
 int xt_nexus_sessions(const char *root, const char *so_path, struct xt_nexus_set *s);
 
 /* ------------------------------------------------------------------------ */
-/* LUs and the engine backend (backend.c, copy.c)                             */
+/* LUs and the engine backend (backend.c, file_copy.c)                      */
 /* ------------------------------------------------------------------------ */
 
 struct xt_stats {
@@ -181,7 +181,7 @@ enum xt_job_state { XT_JOB_QUEUED, XT_JOB_RUNNING };
 enum xt_stop { XT_STOP_NONE, XT_STOP_CLOSE, XT_STOP_ABORT };
 
 /* One EXTENDED COPY in flight; owned by its LU's job list. */
-/* Write-behind of one job's destination chunks (copy.c). */
+/* Write-behind of one job's destination chunks (file_copy.c). */
 struct xt_wb {
 	int fd;                           /* -1: nothing pending */
 	uint64_t off, len;                /* the last chunk, writeback started */
@@ -314,7 +314,7 @@ uint32_t xt_cmd_time_out(struct xcm_lu *lu);
 /* TCMU's default cmd_time_out (seconds), assumed when configfs cannot be read */
 #define XT_CMD_TIME_OUT_DEFAULT 30
 
-/* copy.c: which path moved the bytes */
+/* file_copy.c: which path moved the bytes */
 struct xt_copy_acct {
 	uint64_t clone_bytes;
 	uint64_t cfr_bytes;
@@ -352,7 +352,7 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
 		uint64_t *done);
 /*
- * copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
+ * file_copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
  * start its writeback and wait for the writeback of the chunk before it, so
  * one job keeps at most two chunks of dirty or in-flight pages (no dirty
  * throttling, no writeback storm after the copy). xt_wb_init first.
@@ -360,7 +360,7 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 void xt_wb_init(struct xt_wb *wb);
 void xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len);
 /*
- * copy.c: the calling thread's nice value becomes nice (if higher than now);
+ * file_copy.c: the calling thread's nice value becomes nice (if higher than now);
  * returns the value to give xt_nice_restore, or INT_MIN when unchanged.
  */
 int xt_nice_lower(int nice);

@@ -1,7 +1,7 @@
 # tests/: the CUnit unit-test binary (ASan+UBSan) and the libFuzzer targets.
 # tests/unit/ mirrors the tree: {engine,host,target,common}/test_*.c hold the
 # suites of the modules there, fakes/ the fakes and stubs they share, and the
-# top level the runner (main.c, ut.c).
+# top level the runner (unit_main.c, ut.c).
 UT_DIRS := engine host target common fakes
 UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c $(addsuffix /*.c,$(addprefix $(TOP)/tests/unit/,$(UT_DIRS)))))
 UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
@@ -14,8 +14,8 @@ UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
 # target/ modules with unit suites of their own (tests/unit/target/);
 # tests/unit/fakes/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o nexus.o)
-# store_copy.c with copy.c + parallel.c (file to file); the suite defines the file store
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o copy.o parallel.o)
+# store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o file_copy.o parallel.o)
 # common/: the OS helpers (tests/unit/common/)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 

@@ -66,7 +66,7 @@ void cfs_lun(const char *tpg, int lun, const char *so);
 void cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun);
 void cfs_demo(const char *tpg, bool demo);
 
-/* One test: it runs on a fresh fixture (main.c): its own temporary directory, the
+/* One test: it runs on a fresh fixture (plugin_main.c): its own temporary directory, the
  * backing files a.img, b.img, c.img and the LUs g_a, g_b, g_c opened on them by the
  * plugin's open, the loopback TPG exporting lu_a and lu_b; closed and removed after. */
 struct ptest {

@@ -35,7 +35,7 @@ struct xt_rbd_cfg {
 int xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 		     size_t whylen);
 
-struct xt_rbd;  /* an open image (rbd_store.c) */
+struct xt_rbd;  /* an open image (rbd_image.c) */
 
 /*
  * Connect to the cluster (conf, client id), open the pool and the image.

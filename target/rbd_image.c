@@ -15,8 +15,8 @@
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 
-#include "rbd_store.h"
-#include "rbd_store_int.h"
+#include "rbd_image.h"
+#include "rbd_image_int.h"
 #include "xos.h"
 
 /* ---- time bounds (target/README.md, "RBD: failure bounds") ---------------- */
