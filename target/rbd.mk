@@ -1,4 +1,4 @@
-# target/rbd_*.c + rados_copy.cc: the RBD store (issue #15). handler_xcopy.so
+# target/rbd_*.c + rados_copy.cc: the RBD store. handler_xcopy.so
 # links all of it (target.mk). It is also built into
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,

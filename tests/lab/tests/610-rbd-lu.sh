@@ -1,5 +1,5 @@
 #!/bin/bash
-# user:xcopy LUs on RBD images (issue #15): a single-node Ceph
+# user:xcopy LUs on RBD images: a single-node Ceph
 # (tests/lab/ceph.sh), user:xcopy LUs with cfgstring xcopy/rbd/POOL/IMAGE@CONF
 # behind tcm_loop and iSCSI. Writes/reads through /dev/sdX compared with a
 # model and with `rbd export`; UNMAP (sg_unmap) and WRITE SAME (zeros, and
