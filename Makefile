@@ -4,7 +4,8 @@
 # directory adds its sources and targets through a fragment (*/*.mk).
 #
 #   make              build everything (engine, plugin, host library, CLI)
-#   make test         unit tests (ASan+UBSan), plugin tests, then the lab
+#   make check        build, unit tests (ASan+UBSan), plugin tests (~1 min)
+#   make test         make check (stops if it fails), fuzzing, packages, the lab
 #   make demo         the main job: an offloaded copy in the lab
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (default 60)
 #
@@ -142,12 +143,39 @@ build-all: $(ALL_TARGETS)
 deps:
 	$(Q)$(TOP)/scripts/ensure-deps
 
-# Runs every test target in order, keeps going, fails if any failed.
+# Stages of make test. `make check` (build, unit tests, plugin tests: about a
+# minute on 2 cores) runs first and stops at its first failure; if it fails,
+# make test stops there. The later stages (fuzzing, packages, lab) then run in
+# order, keep going, and make test fails if any failed. Every stage prints its
+# wall time.
+CHECK_STAGES := build-all test-unit test-plugin
+LATER_STAGES := $(filter-out $(CHECK_STAGES),$(TEST_TARGETS))
+# $(call since,T0): seconds since $$EPOCHREALTIME was T0 (bash 5).
+since = $$(awk -v a=$(1) -v b=$$EPOCHREALTIME 'BEGIN { printf "%.1f", b - a }')
+# $(call run_stages,STAGES,keep-going?): each stage in a sub-make with WERROR=1,
+# timed; sets `fail` to the stages that failed.
+define run_stages
+	for t in $(1); do \
+		printf '\n=== make %s ===\n' "$$t"; s0=$$EPOCHREALTIME; \
+		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t; rc=$$?; \
+		printf '=== make %s: %s in %.1f s ===\n' "$$t" "$$([ $$rc = 0 ] && echo ok || echo FAILED)" \
+			"$(call since,$$s0)"; \
+		if [ $$rc != 0 ]; then fail="$$fail $$t"; $(if $(2),:,break); fi; \
+	done
+endef
+
+.PHONY: check
+check:
+	$(Q)fail=; t0=$$EPOCHREALTIME; $(call run_stages,$(CHECK_STAGES),); \
+	printf '=== make check: %.1f s ===\n' "$(call since,$$t0)"; \
+	if [ -n "$$fail" ]; then echo "CHECK FAILED:$$fail"; exit 1; fi; echo "CHECK PASSED"
+
 test: deps
-	$(Q)fail=; for t in $(TEST_TARGETS); do \
-		printf '\n=== make %s ===\n' "$$t"; \
-		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t || fail="$$fail $$t"; \
-	done; \
+	$(Q)t0=$$EPOCHREALTIME; \
+	$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) check || \
+		{ echo "FAILED: check (later stages not run)"; exit 1; }; \
+	fail=; $(call run_stages,$(LATER_STAGES),keep-going); \
+	printf '\n=== make test: %.1f s ===\n' "$(call since,$$t0)"; \
 	if [ -n "$$fail" ]; then echo "FAILED:$$fail"; exit 1; fi; echo "ALL TESTS PASSED"
 
 # Every install rule waits for this: a relative path or one with white space

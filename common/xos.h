@@ -12,6 +12,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * CLOCK_MONOTONIC in nanoseconds / milliseconds: the one clock of host/
+ * and target/ (deadlines, token timeouts, progress rates).
+ */
+uint64_t xos_now_ns(void);
+uint64_t xos_now_ms(void);
+
+/* The smaller of a and b where 0 means "no limit": 0 only if both are. */
+static inline uint64_t
+xos_min_nz(uint64_t a, uint64_t b)
+{
+	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
+}
+
 /* How xos_zero_range made the bytes read as zeros. */
 enum xos_zero_how {
 	XOS_ZERO_PUNCHED,      /* fallocate PUNCH_HOLE | KEEP_SIZE (deallocated) */
@@ -96,5 +114,9 @@ struct xos_copy_res {
  */
 int xos_rw_loop(int in, uint64_t so, int out, uint64_t doff, uint64_t len,
 		const struct xos_copy_ops *ops, struct xos_copy_res *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -71,52 +71,28 @@ xcm_vpd_desc_end(struct xcm_wbuf *w, size_t off)
 	xcm_wbuf_patch16(w, off + TPC_DESC_LEN, (uint16_t)(n - TPC_DESC_HDR));
 }
 
-/* The ROD token commands: POPULATE TOKEN, WRITE USING TOKEN, RRTI, REPORT ALL ROD TOKENS. */
-static bool
-token_sa(uint8_t opcode, uint8_t sa)
-{
-	return opcode == XCM_OP_XCOPY ? sa == XCM_SA_POPULATE_TOKEN || sa == XCM_SA_WRITE_USING_TOKEN
-				      : sa == XCM_SA_RRTI || sa == XCM_SA_RART;
-}
-
-/* One 0001h entry; without the token service actions unless tokens. */
+/* One 0001h entry: the opcode, k, its k service actions. */
 static void
-put_cmd(struct xcm_wbuf *w, uint8_t opcode, const uint8_t *sas, size_t n, bool tokens)
+put_cmd(struct xcm_wbuf *w, uint8_t opcode, const uint8_t *sas, size_t n)
 {
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		k += tokens || !token_sa(opcode, sas[i]);
-	}
 	xcm_wbuf_put8(w, opcode);
-	xcm_wbuf_put8(w, (uint8_t)k);
-	for (i = 0; i < n; i++) {
-		if (tokens || !token_sa(opcode, sas[i])) {
-			xcm_wbuf_put8(w, sas[i]);
-		}
-	}
+	xcm_wbuf_put8(w, (uint8_t)n);
+	xcm_wbuf_put(w, sas, n);
 }
 
 /* 0001h Supported Commands: list length, then (opcode, k, k service actions) */
 static void
-put_supported_cmds(bool tokens, struct xcm_wbuf *w)
+put_supported_cmds(struct xcm_wbuf *w)
 {
 	const uint8_t *xsa, *rsa;
-	size_t nx, nr, i, d, len;
+	size_t nx, nr, d;
 
 	xsa = xcm_supported_xcopy_sas(&nx);
 	rsa = xcm_supported_rcr_sas(&nr);
-	len = 2 + nx + 2 + nr;
-	for (i = 0; !tokens && i < nx; i++) {
-		len -= token_sa(XCM_OP_XCOPY, xsa[i]);
-	}
-	for (i = 0; !tokens && i < nr; i++) {
-		len -= token_sa(XCM_OP_RCR, rsa[i]);
-	}
 	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_SUPPORTED_CMDS);
-	xcm_wbuf_put8(w, (uint8_t)len);
-	put_cmd(w, XCM_OP_XCOPY, xsa, nx, tokens);
-	put_cmd(w, XCM_OP_RCR, rsa, nr, tokens);
+	xcm_wbuf_put8(w, (uint8_t)(2 + nx + 2 + nr));
+	put_cmd(w, XCM_OP_XCOPY, xsa, nx);
+	put_cmd(w, XCM_OP_RCR, rsa, nr);
 	xcm_vpd_desc_end(w, d);
 }
 
@@ -160,7 +136,7 @@ xcm_vpd_tpc_encode(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wb
 
 static void
 tpc_encode(const struct xcm_limits *lim, const struct xcm_tok_limits *tl, uint32_t block_len,
-	   uint8_t pdt_byte, bool tokens, struct xcm_wbuf *w)
+	   uint8_t pdt_byte, struct xcm_wbuf *w)
 {
 	const uint8_t *codes;
 	size_t nc;
@@ -180,7 +156,7 @@ tpc_encode(const struct xcm_limits *lim, const struct xcm_tok_limits *tl, uint32
 	if (tl != NULL) {
 		xcm_vpd_tpc_put_bdrl(tl, block_len, w);
 	}
-	put_supported_cmds(tokens, w);
+	put_supported_cmds(w);
 
 	put_param_data(lim, w);
 
@@ -210,13 +186,7 @@ void
 xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits *tl,
 		       uint32_t block_len, uint8_t pdt_byte, struct xcm_wbuf *w)
 {
-	tpc_encode(lim, tl, block_len, pdt_byte, true, w);
-}
-
-void
-xcm_vpd_tpc_encode_notok(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wbuf *w)
-{
-	tpc_encode(lim, NULL, 0, pdt_byte, false, w);
+	tpc_encode(lim, tl, block_len, pdt_byte, w);
 }
 
 /* 0001h: entries (opcode, k, k service actions) inside COMMANDS SUPPORTED LIST LENGTH. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "xcopy_internal.h"
+#include "xos.h"
 
 enum {
 	RCR_ALLOC = 256,           /* LIO refuses OPERATING PARAMETERS below 54 bytes */
@@ -90,18 +91,6 @@ xch_dev_read_designator(struct xcopy_dev *d, uint8_t *out, size_t cap)
 	return rc;
 }
 
-static uint32_t
-min_nz(uint32_t a, uint32_t b)
-{
-	if (a == 0) {
-		return b;
-	}
-	if (b == 0) {
-		return a;
-	}
-	return a < b ? a : b;
-}
-
 /* SPC-4 6.18.4: RECEIVE COPY RESULTS OPERATING PARAMETERS, LIST IDENTIFIER 0. */
 static void
 rcr_limits(struct xcopy_dev *d, bool *has_b2b, bool *has_e4)
@@ -153,14 +142,16 @@ tpc_limits(struct xcopy_dev *d, const struct xcm_tpc_info *tpc, bool *has_b2b)
 
 	c->has_vpd_tpc = true;
 	if (tpc->has_param_data) {
-		c->max_cscd = (uint16_t)min_nz(c->max_cscd, tpc->max_cscd);
-		c->max_seg = (uint16_t)min_nz(c->max_seg, tpc->max_seg);
-		c->max_desc_list_len = min_nz(c->max_desc_list_len, tpc->max_desc_list_len);
+		c->max_cscd = (uint16_t)xos_min_nz(c->max_cscd, tpc->max_cscd);
+		c->max_seg = (uint16_t)xos_min_nz(c->max_seg, tpc->max_seg);
+		c->max_desc_list_len = (uint32_t)xos_min_nz(c->max_desc_list_len,
+							      tpc->max_desc_list_len);
 	}
 	if (tpc->has_general_copy_ops) {
-		c->max_seg_len = min_nz(c->max_seg_len, tpc->max_seg_len);
-		d->max_copies = min_nz(d->max_copies, tpc->total_concurrent);
-		d->max_id_copies = min_nz(d->max_id_copies, tpc->max_identified_concurrent);
+		c->max_seg_len = (uint32_t)xos_min_nz(c->max_seg_len, tpc->max_seg_len);
+		d->max_copies = (uint32_t)xos_min_nz(d->max_copies, tpc->total_concurrent);
+		d->max_id_copies = (uint32_t)xos_min_nz(d->max_id_copies,
+							 tpc->max_identified_concurrent);
 	}
 	if (tpc->has_supported_cmds && !tpc->xcopy_lid1) {
 		*has_b2b = false;

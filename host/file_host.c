@@ -29,7 +29,7 @@ progress(void *arg, uint64_t bytes)
 
 /*
  * copy_file_range first (may reflink or copy in the kernel); whatever it
- * leaves, for any reason, pread/pwrite copies (common/copy.c's loops).
+ * leaves, for any reason, pread/pwrite copies (common/copy_loops.c's loops).
  */
 int
 xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len, struct xcopy_stats *st)

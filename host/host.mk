@@ -10,8 +10,8 @@ XCP := $(BUILD)/host/xcp
 
 HOST_XCFLAGS := -I$(TOP)/host/include -I$(TOP)/host -I$(TOP)/common $(ISCSI_CFLAGS)
 $(BUILD)/obj/host/%.o $(BUILD)/san/host/%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(BUILD)/san/tests/unit/test_host_%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(BUILD)/san/tests/unit/test_xcp_%.o: XCFLAGS += $(HOST_XCFLAGS) -I$(TOP)/host/cli
+$(BUILD)/san/tests/unit/host/%.o $(BUILD)/san/tests/unit/fakes/fake_t%.o: XCFLAGS += $(HOST_XCFLAGS)
+$(BUILD)/san/tests/unit/host/test_xcp_%.o: XCFLAGS += -I$(TOP)/host/cli
 
 # The archive carries the engine and common/ objects too, so users link one
 # library; the shared library links them in and exports neither (libxcopy.map).
@@ -109,3 +109,12 @@ test-unit: test-xcp-cli
 test-preload: $(PRELOAD_SO)
 	$(Q)$(TOP)/tests/scripts/test-preload.sh $(PRELOAD_SO)
 test-unit: test-preload
+
+# libxcopy.a carries one member per object name: two objects called alike
+# (e.g. two copy.o) would make `ar x` and ar's member replacement lose one.
+.PHONY: check-lib-members
+check-lib-members: $(LIBXCOPY_A)
+	$(Q)dups=$$($(AR) t $(LIBXCOPY_A) | sort | uniq -d); \
+	if [ -n "$$dups" ]; then echo "libxcopy.a: members named twice:" $$dups; exit 1; fi; \
+	echo "libxcopy.a: $$($(AR) t $(LIBXCOPY_A) | wc -l) members, names unique"
+test-unit: check-lib-members

@@ -10,21 +10,10 @@
 #include <stdlib.h>
 
 #include "xcopy_internal.h"
+#include "xos.h"
 
 /* SPC-4 6.4.5.4: the 02h descriptor's BLOCK DEVICE NUMBER OF BLOCKS is 16 bits */
 #define B2B_MAX_BLOCKS 65535u
-
-static uint32_t
-min_nz32(uint32_t a, uint32_t b)
-{
-	if (a == 0) {
-		return b;
-	}
-	if (b == 0) {
-		return a;
-	}
-	return a < b ? a : b;
-}
 
 void
 xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, uint32_t ncscd,
@@ -34,11 +23,11 @@ xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, ui
 	const struct xcopy_caps *b = &dst->caps;
 
 	out->ncscd = ncscd;
-	/* a verdict of another call sharing the handle may lower it (copy.c): atomic */
-	out->max_seg = min_nz32(__atomic_load_n(&a->max_seg, __ATOMIC_RELAXED),
-				__atomic_load_n(&b->max_seg, __ATOMIC_RELAXED));
-	out->max_desc_list_len = min_nz32(a->max_desc_list_len, b->max_desc_list_len);
-	out->max_seg_blocks = min_nz32(a->max_seg_blocks, b->max_seg_blocks);
+	/* a verdict of another call sharing the handle may lower it (lid1_copy.c): atomic */
+	out->max_seg = (uint32_t)xos_min_nz(__atomic_load_n(&a->max_seg, __ATOMIC_RELAXED),
+					      __atomic_load_n(&b->max_seg, __ATOMIC_RELAXED));
+	out->max_desc_list_len = (uint32_t)xos_min_nz(a->max_desc_list_len, b->max_desc_list_len);
+	out->max_seg_blocks = (uint32_t)xos_min_nz(a->max_seg_blocks, b->max_seg_blocks);
 	if (out->max_seg_blocks == 0 || out->max_seg_blocks > B2B_MAX_BLOCKS) {
 		out->max_seg_blocks = B2B_MAX_BLOCKS;
 	}

@@ -20,6 +20,7 @@
 
 #include "xcm/token.h"
 #include "xcopy_internal.h"
+#include "xos.h"
 
 enum {
 	TOK_TIMEOUT_S = 600,
@@ -371,12 +372,6 @@ run_batch(struct trun *r)
 	return 0;
 }
 
-static uint64_t
-min_nz64(uint64_t a, uint64_t b)
-{
-	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
-}
-
 /* Batch and step sizes from both handles' VPD 0x8F limits. */
 static void
 tok_limits(struct trun *r)
@@ -384,12 +379,13 @@ tok_limits(struct trun *r)
 	const struct xch_tok_caps *s = &r->src->tok, *d = &r->dst->tok;
 	uint64_t cap = STEP_CAP_BYTES / r->bs;
 
-	r->max_ranges = (uint16_t)min_nz64(min_nz64(s->max_ranges, d->max_ranges), XCM_MAX_RANGES);
-	r->batch_cap = min_nz64(min_nz64(s->max_token_blocks, d->max_token_blocks), UINT32_MAX);
+	r->max_ranges = (uint16_t)xos_min_nz(xos_min_nz(s->max_ranges, d->max_ranges),
+					     XCM_MAX_RANGES);
+	r->batch_cap = xos_min_nz(xos_min_nz(s->max_token_blocks, d->max_token_blocks), UINT32_MAX);
 	if (s->max_token_blocks == 0 && d->max_token_blocks == 0) {
 		r->batch_cap = cap;    /* nothing reported: one step per token */
 	}
-	r->step_cap = min_nz64(min_nz64(d->optimal_blocks, cap), r->batch_cap);
+	r->step_cap = xos_min_nz(xos_min_nz(d->optimal_blocks, cap), r->batch_cap);
 	if (r->step_cap == 0) {
 		r->step_cap = 1;
 	}

@@ -361,6 +361,12 @@ uint8_t xch_list_id_get(struct xcopy_dev *d);
 void xch_list_id_put(struct xcopy_dev *d, uint8_t id);
 /* fn(args[0]) here, fn(args[1..n-1]) in threads; joined. Returns threads run. */
 unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
+/*
+ * Test seam, NULL in the library: called with +n before a pool's n workers
+ * start and with -1 as each one returns (or is never started), so a fake
+ * target can tell when every worker of a copy is waiting on it.
+ */
+extern void (*xch_pool_watch)(int delta);
 
 /* ------------------------------------------------------------------------ */
 /* Files: FIEMAP and the extent pairing                                       */
@@ -408,7 +414,7 @@ int xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len
 		  struct xcopy_stats *st);
 int xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st);
 
-/* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (explain.c). */
+/* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (plan_api.c). */
 int xch_kernel_at_least(const char *release, int major, int minor);
 
 enum xch_piece_kind {

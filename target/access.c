@@ -374,7 +374,6 @@ xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s)
 	char attrib[PATH_MAX];
 
 	s->engine = lu->cfg.xcopy == XT_XCOPY_ENGINE;
-	s->no_tokens = lu->no_tokens;
 	s->alua = false;
 	s->pr = false;
 	if (!probe || lu->cfs_path[0] == '\0') {

@@ -403,7 +403,7 @@ job_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 	int old_nice;
 
 	memset(err, 0, sizeof(*err));
-	/* the worker yields the CPU to the LU's I/O while it copies (copy.c) */
+	/* the worker yields the CPU to the LU's I/O while it copies (file_copy.c) */
 	old_nice = xt_nice_lower(job->lu->cfg.copy_nice);
 	xt_wb_init(&job->wb);
 	st = job->odx != NULL ? xt_odx_execute(job, res, err) : xt_execute(job, res, err);

@@ -212,7 +212,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 			&at_dst, &done);
 	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
 	if (rc == 0 && xt_lu_is_file(dst) && ctx->acct.clone_bytes - cloned < len) {
-		/* bytes went through dst's page cache: write them back now (copy.c) */
+		/* bytes went through dst's page cache: write them back now (file_copy.c) */
 		xt_wb_chunk(&job->wb, dst, dst_off, len);
 	}
 	if (rc != 0) {
@@ -262,19 +262,10 @@ be_progress(void *vctx, uint32_t segs, uint64_t bytes)
 	atomic_store(&ctx->job->bytes_done, bytes);
 }
 
-uint64_t
-xt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static uint64_t
 be_now_ms(void *vctx)
 {
-	return xt_now_ms();
+	return xos_now_ms();
 }
 
 uint32_t
@@ -410,7 +401,7 @@ exec_account(const struct xt_job *job, const struct xt_ctx *ctx, enum xcm_status
 		tcmu_dev_warn(self->dev, "xcopy: stopped at the command deadline (cmd_time_out %u s) "
 			      "in segment %u, %llu bytes written, %llu ms after arrival\n",
 			      job->cmd_time_out, err->csi, (unsigned long long)res->bytes,
-			      (unsigned long long)(xt_now_ms() - ((uint64_t)job->t0.tv_sec * 1000 +
+			      (unsigned long long)(xos_now_ms() - ((uint64_t)job->t0.tv_sec * 1000 +
 								(uint64_t)job->t0.tv_nsec / 1000000)));
 	}
 }

@@ -105,9 +105,9 @@ static const struct xt_cmd g_cmds[] = {
 	{ XT_X_XCOPY, ENG, "EXTENDED COPY(LID4)", OPSA(0x83, 0x01, 16, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
 							  FF, FF, FF, FF, 0x00, 0x00) },
 	/* POPULATE TOKEN / WRITE USING TOKEN: LIST IDENTIFIER 6-9, PARAMETER LIST LENGTH 10-13 */
-	{ XT_X_XCOPY, ENG | XT_W_TOK, "POPULATE TOKEN", OPSA(0x83, 0x10, 16, 0x00, 0, 0, 0, 0, FF, FF, FF, FF,
+	{ XT_X_XCOPY, ENG, "POPULATE TOKEN", OPSA(0x83, 0x10, 16, 0x00, 0, 0, 0, 0, FF, FF, FF, FF,
 						     FF, FF, FF, FF, 0x00, 0x00) },
-	{ XT_X_XCOPY, ENG | XT_W_TOK, "WRITE USING TOKEN", OPSA(0x83, 0x11, 16, 0x00, 0, 0, 0, 0, FF, FF, FF,
+	{ XT_X_XCOPY, ENG, "WRITE USING TOKEN", OPSA(0x83, 0x11, 16, 0x00, 0, 0, 0, 0, FF, FF, FF,
 							FF, FF, FF, FF, FF, 0x00, 0x00) },
 	/* COPY OPERATION ABORT: LIST IDENTIFIER bytes 2-5 */
 	{ XT_X_XCOPY, ENG, "COPY OPERATION ABORT", OPSA(0x83, 0x1C, 16, 0x00, FF, FF, FF, FF, 0, 0,
@@ -121,10 +121,10 @@ static const struct xt_cmd g_cmds[] = {
 	{ XT_X_RCR, ENG, "RECEIVE COPY STATUS(LID4)", OPSA(0x84, 0x05, 16, 0x00, FF, FF, FF, FF, 0,
 							  0, 0, 0, FF, FF, FF, FF, 0x00, 0x00) },
 	/* RECEIVE ROD TOKEN INFORMATION: LIST IDENTIFIER 2-5, ALLOCATION LENGTH 10-13 */
-	{ XT_X_RCR, ENG | XT_W_TOK, "RECEIVE ROD TOKEN INFORMATION", OPSA(0x84, 0x07, 16, 0x00, FF, FF, FF, FF,
+	{ XT_X_RCR, ENG, "RECEIVE ROD TOKEN INFORMATION", OPSA(0x84, 0x07, 16, 0x00, FF, FF, FF, FF,
 								0, 0, 0, 0, FF, FF, FF, FF, 0x00,
 								0x00) },
-	{ XT_X_RCR, ENG | XT_W_TOK, "REPORT ALL ROD TOKENS", OPSA(0x84, 0x08, 16, 0x00, RCR_NOID) },
+	{ XT_X_RCR, ENG, "REPORT ALL ROD TOKENS", OPSA(0x84, 0x08, 16, 0x00, RCR_NOID) },
 	{ XT_X_CORE, BOTH, "READ(16)", OP(0x88, 16, 0x00, RW16) },
 	/* NUMBER OF LOGICAL BLOCKS is byte 13 */
 	{ XT_X_CORE, BOTH, "COMPARE AND WRITE",
@@ -163,8 +163,7 @@ xt_cmds(size_t *n)
 static bool
 mode_ok(const struct xt_cmd *c, const struct xt_lu_state *s)
 {
-	return (c->when & (s->engine ? XT_W_ENGINE : XT_W_CORE)) != 0 &&
-	       ((c->when & XT_W_TOK) == 0 || !s->no_tokens);
+	return (c->when & (s->engine ? XT_W_ENGINE : XT_W_CORE)) != 0;
 }
 
 bool

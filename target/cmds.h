@@ -31,7 +31,6 @@ enum {
 	XT_W_CORE = 1u << 1,     /* cfgstring xcopy=core */
 	XT_W_ALUA = 1u << 2,     /* only with an ALUA target port group the core can use */
 	XT_W_PR = 1u << 3,       /* only while LIO emulates PR / RESERVE (pgr_support = 1) */
-	XT_W_TOK = 1u << 4,      /* only where the store serves ROD tokens (file LUs) */
 };
 #define XT_W_MODES (XT_W_ENGINE | XT_W_CORE)
 
@@ -47,7 +46,6 @@ struct xt_lu_state {
 	bool engine;    /* xcopy=engine (else xcopy=core) */
 	bool alua;      /* a target port group other than default_tg_pt_gp has members */
 	bool pr;        /* attrib/pgr_support = 1 and attrib/emulate_pr = 1 */
-	bool no_tokens; /* the store serves no ROD tokens (RBD LUs): XT_W_TOK rows are not served */
 };
 
 /* The table, ascending by (opcode, service action); *n rows. */

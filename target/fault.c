@@ -8,7 +8,7 @@
  * that the process executes. Control files are read only when the runner's
  * environment has XCOPY_FAULT_CONTROL=1 (the lab sets it): a production
  * runner makes no system call for fault injection. It applies to the copy manager's own I/O on the
- * LU's backing file (the pread/pwrite loop of copy.c), not to the READ/WRITE
+ * LU's backing file (the pread/pwrite loop of file_copy.c), not to the READ/WRITE
  * commands that tcmu-runner's core serves. N counts the calls of that kind
  * (reads from, or writes to, this LU's file; one call moves at most 1 MiB)
  * from the moment the fault was armed; the Nth one fails, once:

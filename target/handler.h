@@ -67,7 +67,6 @@ struct xt_store_ops {
 	 * still holds. 0, or -errno with a reason in why.
 	 */
 	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
-	bool tokens;                                               /* ROD tokens (odx.c) served */
 };
 extern const struct xt_store_ops xt_store_file;
 extern const struct xt_store_ops xt_store_rbd;
@@ -107,7 +106,7 @@ void xt_stats_add_acct(struct xt_stats *s, const struct xt_copy_acct *a);
 /* Is lu's store the backing file (page cache, fd, clones, tokens)? */
 bool xt_lu_is_file(const struct xcm_lu *lu);
 /*
- * store_rbd.c: the calling thread's copy deadline (xt_now_ms() clock, 0:
+ * store_rbd.c: the calling thread's copy deadline (xos_now_ms() clock, 0:
  * none): the RBD store's io waits no longer (store_copy.c sets it around
  * its gateway pieces; the runner's workers also serve ordinary I/O).
  */

@@ -40,20 +40,6 @@ core_data_in(uint8_t op)
 }
 
 /*
- * A service action the LU's store does not serve (the ROD token commands on
- * an RBD LU, cmds.c XT_W_TOK): INVALID FIELD IN CDB at the SERVICE ACTION, as
- * the engine answers one it does not know.
- */
-static bool
-sa_not_served(const struct xt_lu_state *st, const uint8_t *cdb)
-{
-	struct xt_lu_state all = *st;
-
-	all.no_tokens = false;
-	return st->no_tokens && xt_cmd_lookup(&all, cdb, NULL) != NULL;
-}
-
-/*
  * Dispatch by the command table (cmds.c), the same table REPORT SUPPORTED
  * OPERATION CODES reports. A CDB without a row gets INVALID COMMAND
  * OPERATION CODE here, as the core would answer it; an unlisted service
@@ -90,12 +76,6 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	row = xt_cmd_lookup(&st, lc->cdb, &same_op);
 	if (row == NULL && same_op != NULL && same_op->exec != XT_X_CORE &&
 	    same_op->exec != XT_X_KERNEL && same_op->exec != XT_X_WSAME) {
-		if (sa_not_served(&st, lc->cdb)) {
-			struct xcm_err err;
-
-			xcm_err_set_sa_unsupported(&err);
-			return xt_fail_sense(lc, &err);
-		}
 		row = same_op;
 	}
 	if (row == NULL) {

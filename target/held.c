@@ -12,7 +12,7 @@
 static uint64_t
 store_clock(void *arg)
 {
-	return xt_now_ms();
+	return xos_now_ms();
 }
 
 void

@@ -187,7 +187,6 @@ lu_new(struct tcmu_device *dev, int *rc)
 		return NULL;
 	}
 	x->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
-	lu->no_tokens = !x->ops->tokens;
 	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);

@@ -122,7 +122,7 @@ xt_odx_stop(const struct xt_job *job)
 	default:
 		return XCM_E_CA_NOT_REACHABLE;
 	}
-	if (job->deadline_ms != 0 && xt_now_ms() >= job->deadline_ms) {
+	if (job->deadline_ms != 0 && xos_now_ms() >= job->deadline_ms) {
 		return XCM_E_CA_DEADLINE;
 	}
 	return XCM_OK;

@@ -13,7 +13,7 @@
 #include "rados_copy.h"
 
 extern "C" {
-#include "rbd_store.h"   // xt_rbd_deadline, xt_rbd_now_ms
+#include "rbd_image.h"   // xt_rbd_deadline, xos_now_ms
 }
 
 namespace {
@@ -35,7 +35,7 @@ reap(librados::IoCtx &dst, slot &s, struct xt_rados_copy_item *items)
 	bool late = false;
 
 	while (dl != 0 && !s.c->is_complete()) {
-		if (xt_rbd_now_ms() >= dl) {
+		if (xos_now_ms() >= dl) {
 			dst.aio_cancel(s.c);
 			late = true;
 			break;
@@ -99,7 +99,7 @@ xt_rados_copy_from(rados_ioctx_t dst_io, rados_ioctx_t src_io,
 			if (s.c != nullptr) {
 				reap(dst, s, items);
 			}
-			if (dl != 0 && xt_rbd_now_ms() >= dl) {
+			if (dl != 0 && xos_now_ms() >= dl) {
 				rc = -ETIMEDOUT;   // the rest stays -ECANCELED: never issued
 				break;
 			}

@@ -1,4 +1,4 @@
-# target/rbd_*.c + rados_copy.cc: the RBD store (issue #15). handler_xcopy.so
+# target/rbd_*.c + rados_copy.cc: the RBD store. handler_xcopy.so
 # links all of it (target.mk). It is also built into
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,
@@ -14,7 +14,7 @@ RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/
 ifneq ($(RBD_HAVE),)
 CXX ?= g++
 RBD_LIB := $(BUILD)/target/librbdstore.a
-RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_store.o rbd_copy.o rados_copy.o)
+RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_image.o rbd_copy.o rados_copy.o)
 RBD_LIBS := -lrbd -lrados -lstdc++
 XT_RBD_BIN := $(BUILD)/tests/xt-rbd
 CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \
@@ -23,7 +23,7 @@ CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector
 $(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP) | check-build-deps
 	$(call msg,CXX,target/rados_copy.cc)
 	@mkdir -p $(@D)
-	$(Q)$(CXX) $(CXXFLAGS_RBD) -MMD -MP -c -o $@ $<
+	$(Q)$(CXX) $(CXXFLAGS_RBD) -I$(TOP)/common -MMD -MP -c -o $@ $<
 
 $(RBD_LIB): $(RBD_OBJS)
 	$(call msg,AR,target/$(notdir $@))

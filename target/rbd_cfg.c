@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rbd_store.h"
+#include "rbd_image.h"
 #include "xos.h"
 
 #define RBD_PREFIX "xcopy/rbd/"

@@ -15,8 +15,8 @@
 #include <rbd/librbd.h>
 
 #include "rados_copy.h"
-#include "rbd_store.h"
-#include "rbd_store_int.h"
+#include "rbd_image.h"
+#include "rbd_image_int.h"
 #include "xos.h"
 
 #define COPY_BATCH 32           /* objects per copy-from batch */
@@ -50,7 +50,7 @@ lock_until(pthread_mutex_t *m, uint64_t deadline_ms)
 	const struct timespec tick = { 0, 2000000 };
 
 	while (pthread_mutex_trylock(m) != 0) {
-		if (deadline_ms != 0 && xt_rbd_now_ms() >= deadline_ms) {
+		if (deadline_ms != 0 && xos_now_ms() >= deadline_ms) {
 			return -ETIMEDOUT;
 		}
 		nanosleep(&tick, NULL);

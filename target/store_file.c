@@ -123,7 +123,6 @@ const struct xt_store_ops xt_store_file = {
 	.io = file_io,
 	.flush = file_flush,
 	.zero = file_zero,
-	.tokens = true,
 };
 
 const struct xt_store_ops *

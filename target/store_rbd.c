@@ -3,7 +3,7 @@
  * The RBD store of a user:xcopy LU (xcopy/rbd/POOL/IMAGE[@CONF][?opts],
  * rbd_cfg.c): ordinary I/O through librbd, synchronously on the runner's
  * worker thread (aio submit + wait for its completion). librbd's cache is off
- * (rbd_store.c): a completed write is in RADOS, so the LU reports WCE = 0.
+ * (rbd_image.c): a completed write is in RADOS, so the LU reports WCE = 0.
  * EXTENDED COPY between two RBD LUs: rbd_copy_lu (xt_rbd_copy, rbd_copy.c);
  * with a file LU: store_copy.c's read/write loop over these io calls.
  */
@@ -19,8 +19,8 @@
 #include "handler.h"
 
 #ifdef XT_HAVE_RBD
-#include "rbd_store.h"
-#include "rbd_store_int.h"
+#include "rbd_image.h"
+#include "rbd_image_int.h"
 
 static int
 rbd_check(const char *cfgstring, char *why, size_t whylen)
@@ -244,7 +244,6 @@ const struct xt_store_ops xt_store_rbd = {
 	.zero = rbd_zero,
 	.copy = rbd_copy_lu,
 	.token_guard = rbd_token_guard,
-	.tokens = true,    /* change vulnerable (no reflink); WUT copies through .copy */
 };
 
 #else /* !XT_HAVE_RBD */

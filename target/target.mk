@@ -6,7 +6,7 @@
 # daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
 
 # rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
-# lab tool too). The plugin links rbd_cfg.c + rbd_store.c (store_rbd.c:
+# lab tool too). The plugin links rbd_cfg.c + rbd_image.c (store_rbd.c:
 # ordinary I/O of xcopy/rbd/... LUs) and rbd_copy.c + rados_copy.cc (copies
 # between RBD LUs, RADOS copy-from through librados' C++ API) with librbd/
 # librados when their headers are installed (librbd-dev, libradospp-dev);
@@ -16,7 +16,7 @@ TARGET_SRCS := $(filter-out $(TOP)/target/rbd_%.c,$(sort $(wildcard $(TOP)/targe
 TARGET_RBD_LIBS :=
 TARGET_RBD_CXX_OBJ :=
 ifneq ($(TARGET_RBD_HAVE),)
-TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_store.c $(TOP)/target/rbd_copy.c
+TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_image.c $(TOP)/target/rbd_copy.c
 TARGET_RBD_LIBS := -lrbd -lrados -lstdc++
 # not instrumented in the sanitizer plugin either (C++, no ASan runtime needed)
 TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/rados_copy.o
@@ -45,7 +45,8 @@ $(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $
 
 ALL_TARGETS += $(HANDLER_SO)
 
-# dlopen harness: fakes of the runner/libtcmu symbols, exported with -rdynamic. Each
+# dlopen harness: fakes of the runner/libtcmu symbols and of the plugin's clock and
+# sleeps (tests/plugin/fake_time.c), exported with -rdynamic. Each
 # test has its own fixture; test-plugin also runs the list in reverse order (-r).
 PLUGIN_TEST_SRCS := $(sort $(wildcard $(TOP)/tests/plugin/*.c))
 PLUGIN_TEST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(PLUGIN_TEST_SRCS))

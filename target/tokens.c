@@ -49,7 +49,7 @@ epoch_init(void)
 
 	/* a random epoch: identifiers of an earlier process are unknown to this one */
 	while (getrandom(&e, sizeof(e), 0) != (ssize_t)sizeof(e) || e == 0) {
-		e = (uint32_t)getpid() ^ (uint32_t)xt_now_ms();
+		e = (uint32_t)getpid() ^ (uint32_t)xos_now_ms();
 		if (e != 0) {
 			break;
 		}
@@ -121,7 +121,7 @@ reaper(void *arg)
 		pthread_cond_timedwait(&g_tabs_cond, &g_tabs_lock, &ts);
 		for (t = g_tabs; t != NULL; t = t->next) {
 			pthread_mutex_lock(&t->lock);
-			expire_locked(t, xt_now_ms());
+			expire_locked(t, xos_now_ms());
 			pthread_mutex_unlock(&t->lock);
 		}
 	}
@@ -203,7 +203,7 @@ xt_tok_reserve(struct xt_toktab *t, uint64_t snap_bytes, struct xcm_err *err)
 	enum xcm_status st = XCM_OK;
 
 	pthread_mutex_lock(&t->lock);
-	expire_locked(t, xt_now_ms());
+	expire_locked(t, xos_now_ms());
 	if (atomic_load(&t->n) >= XT_TOK_MAX) {
 		st = XCM_E_NO_TOKEN_RESOURCES;
 	} else if (snap_bytes > XT_TOK_SNAP_BYTES_MAX - t->snap_bytes) {
@@ -230,7 +230,7 @@ void
 xt_tok_insert(struct xt_toktab *t, struct xt_tok *tok)
 {
 	pthread_mutex_lock(&t->lock);
-	tok->created_ms = tok->last_use_ms = xt_now_ms();
+	tok->created_ms = tok->last_use_ms = xos_now_ms();
 	tok->next = t->head;
 	t->head = tok;
 	pthread_mutex_unlock(&t->lock);
@@ -254,7 +254,7 @@ dead_reason(const struct xt_toktab *t, const uint8_t *bytes)
 enum xcm_status
 xt_tok_get(struct xt_toktab *t, const uint8_t *bytes, struct xt_tok **out, struct xcm_err *err)
 {
-	uint64_t id = xcm_get_be64(bytes + 8), now = xt_now_ms();
+	uint64_t id = xcm_get_be64(bytes + 8), now = xos_now_ms();
 	enum xcm_status st = XCM_OK;
 	struct xt_tok *tok;
 
@@ -287,7 +287,7 @@ xt_tok_put(struct xt_toktab *t, struct xt_tok *tok, bool del, bool *cancelled)
 	pthread_mutex_lock(&t->lock);
 	*cancelled = tok->cancelled;
 	tok->refs--;
-	tok->last_use_ms = xt_now_ms();   /* the inactivity timeout restarts after use */
+	tok->last_use_ms = xos_now_ms();   /* the inactivity timeout restarts after use */
 	tok->deleted = tok->deleted || del;
 	if (tok->refs == 0 && (tok->deleted || tok->cancelled)) {
 		retire(t, tok, tok->cancelled ? XCM_E_TOKEN_CANCELLED : XCM_E_TOKEN_DELETED);
@@ -361,7 +361,7 @@ xt_tok_report(struct xt_toktab *t, uint8_t (*out)[XCM_ROD_TOKEN_LEN], size_t cap
 	size_t n = 0;
 
 	pthread_mutex_lock(&t->lock);
-	expire_locked(t, xt_now_ms());
+	expire_locked(t, xos_now_ms());
 	for (tok = t->head; tok != NULL && n < cap; tok = tok->next) {
 		if (!tok->cancelled && !tok->deleted) {
 			memcpy(out[n++], tok->bytes, XCM_ROD_TOKEN_LEN);

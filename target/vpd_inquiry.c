@@ -25,9 +25,6 @@ xt_handler_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
 		xcm_wbuf_put8(&w, 0x00);
 		xcm_wbuf_put16(&w, (uint16_t)sizeof(g_vpd_pages));
 		xcm_wbuf_put(&w, g_vpd_pages, sizeof(g_vpd_pages));
-	} else if (lu->no_tokens) {
-		/* RBD LUs: no ROD tokens, the page says so (no 0000h/0106h/0108h, no PT/WUT) */
-		xcm_vpd_tpc_encode_notok(xt_limits(), 0x00, &w);
 	} else {
 		xcm_vpd_tpc_encode_tok(xt_limits(), xt_tok_limits(lu), tcmu_dev_get_block_size(lu->dev),
 				       0x00, &w);

@@ -18,6 +18,7 @@
 #include "tcmu_abi.h"
 #include "xcm/exec.h"
 #include "xcm/lid4.h"
+#include "xos.h"
 #include "xcm/xcm.h"
 
 #define XT_SUBTYPE "xcopy"
@@ -74,7 +75,7 @@ struct xt_cfg {
 	enum xt_cfr cfr;
 	enum xt_xcopy xcopy;
 	int copy_nice;      /* nice value of a thread while it copies (copy_nice=, 0-19) */
-	bool wb_late;       /* writeback=late: no write-behind pacing (copy.c) */
+	bool wb_late;       /* writeback=late: no write-behind pacing (file_copy.c) */
 	struct xt_fault_spec fault;
 };
 
@@ -143,7 +144,7 @@ bool xt_nexus_arrived(const struct xt_nexus_set *old, const struct xt_nexus_set 
 int xt_nexus_sessions(const char *root, const char *so_path, struct xt_nexus_set *s);
 
 /* ------------------------------------------------------------------------ */
-/* LUs and the engine backend (backend.c, copy.c)                             */
+/* LUs and the engine backend (backend.c, file_copy.c)                      */
 /* ------------------------------------------------------------------------ */
 
 struct xt_stats {
@@ -180,7 +181,7 @@ enum xt_job_state { XT_JOB_QUEUED, XT_JOB_RUNNING };
 enum xt_stop { XT_STOP_NONE, XT_STOP_CLOSE, XT_STOP_ABORT };
 
 /* One EXTENDED COPY in flight; owned by its LU's job list. */
-/* Write-behind of one job's destination chunks (copy.c). */
+/* Write-behind of one job's destination chunks (file_copy.c). */
 struct xt_wb {
 	int fd;                           /* -1: nothing pending */
 	uint64_t off, len;                /* the last chunk, writeback started */
@@ -193,7 +194,7 @@ struct xt_job {
 	enum xt_job_state state;
 	struct timespec t0;               /* CLOCK_MONOTONIC when handle_cmd saw it */
 	uint32_t cmd_time_out;            /* the LU's attrib/cmd_time_out (s) when queued */
-	uint64_t deadline_ms;             /* xt_now_ms() time the copy must end by, 0: none */
+	uint64_t deadline_ms;             /* xos_now_ms() time the copy must end by, 0: none */
 	atomic_int stop;                  /* enum xt_stop, set by others */
 	atomic_uint_fast32_t segs_done;   /* progress, for COPY STATUS while running */
 	atomic_uint_fast64_t bytes_done;
@@ -231,7 +232,6 @@ struct xcm_lu {
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
 	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
 	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
-	bool no_tokens;                   /* the store serves no ROD tokens (RBD: handler.h) */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
@@ -304,9 +304,6 @@ void xt_count_cmd(struct xcm_lu *lu, bool ok);
  */
 const char *xt_runner_unsupported(void);
 
-/* CLOCK_MONOTONIC in milliseconds: the engine's clock (ops.now_ms). */
-uint64_t xt_now_ms(void);
-
 /*
  * The LU's TCMU command timeout in seconds, re-read from configfs
  * (CFS_PATH/attrib/cmd_time_out; settable while the LU is not exported, so
@@ -317,7 +314,7 @@ uint32_t xt_cmd_time_out(struct xcm_lu *lu);
 /* TCMU's default cmd_time_out (seconds), assumed when configfs cannot be read */
 #define XT_CMD_TIME_OUT_DEFAULT 30
 
-/* copy.c: which path moved the bytes */
+/* file_copy.c: which path moved the bytes */
 struct xt_copy_acct {
 	uint64_t clone_bytes;
 	uint64_t cfr_bytes;
@@ -331,7 +328,7 @@ struct xt_copy_acct {
 	uint64_t store_copies;            /* calls of the store's copy op (RBD to RBD) */
 	const char *last_fallback;        /* static string, NULL: none */
 	/* in: the job's bounds, for stores that wait on a cluster (store_rbd.c) */
-	uint64_t deadline_ms;             /* xt_now_ms() time, 0: none */
+	uint64_t deadline_ms;             /* xos_now_ms() time, 0: none */
 	uint32_t cmd_time_out;            /* the receiving LU's, seconds */
 };
 
@@ -355,7 +352,7 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
 		uint64_t *done);
 /*
- * copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
+ * file_copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
  * start its writeback and wait for the writeback of the chunk before it, so
  * one job keeps at most two chunks of dirty or in-flight pages (no dirty
  * throttling, no writeback storm after the copy). xt_wb_init first.
@@ -363,7 +360,7 @@ int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu 
 void xt_wb_init(struct xt_wb *wb);
 void xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len);
 /*
- * copy.c: the calling thread's nice value becomes nice (if higher than now);
+ * file_copy.c: the calling thread's nice value becomes nice (if higher than now);
  * returns the value to give xt_nice_restore, or INT_MIN when unchanged.
  */
 int xt_nice_lower(int nice);

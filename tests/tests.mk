@@ -1,17 +1,22 @@
 # tests/: the CUnit unit-test binary (ASan+UBSan) and the libFuzzer targets.
-UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c))
+# tests/unit/ mirrors the tree: {engine,host,target,common}/test_*.c hold the
+# suites of the modules there, fakes/ the fakes and stubs they share, and the
+# top level the runner (unit_main.c, ut.c).
+UT_DIRS := engine host target common fakes
+UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c $(addsuffix /*.c,$(addprefix $(TOP)/tests/unit/,$(UT_DIRS)))))
 UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
 UT_BIN := $(BUILD)/tests/unit_tests
 
-$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/target -I$(TOP)/common
+$(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/tests/unit/fakes \
+	-I$(TOP)/target -I$(TOP)/common
 # the plugin's command table is self-contained: its unit tests link it alone
 UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
-# target/ modules with unit suites of their own (tests/unit/test_target_*.c);
-# tests/unit/target_stubs.c stands in for the runner's log functions
+# target/ modules with unit suites of their own (tests/unit/target/);
+# tests/unit/fakes/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o nexus.o)
-# store_copy.c with copy.c + parallel.c (file to file); the suite defines the file store
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o copy.o parallel.o)
-# common/: the OS helpers (tests/unit/test_common_*.c)
+# store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o file_copy.o parallel.o)
+# common/: the OS helpers (tests/unit/common/)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 
 # CUnit (libcunit1-dev) too: checked with the build's packages, one line
@@ -59,7 +64,7 @@ fuzz-run: $(FUZZ_BINS)
 FUZZ_TARGETS += fuzz-run
 
 # make test runs every fuzzer for FUZZ_SECONDS (60 s each unless overridden),
-# right after the unit tests; a crash, leak or sanitizer report fails it.
+# right after make check; a crash, leak or sanitizer report fails it.
 .PHONY: test-fuzz
 test-fuzz:
 	$(Q)$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) \
@@ -68,12 +73,12 @@ TEST_TARGETS := $(filter-out test-unit,$(TEST_TARGETS))
 TEST_TARGETS := test-unit test-fuzz $(TEST_TARGETS)
 
 # test_param reads libiscsi's captured EXTENDED COPY commands at run time.
-$(BUILD)/san/tests/unit/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
+$(BUILD)/san/tests/unit/engine/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
 
 # xt-cmds: the plugin's command table as a LU reports it (lab test 260 compares
 # sg_opcodes with it). Links only target/cmds.c and the engine.
 XT_CMDS_BIN := $(BUILD)/tests/xt-cmds
-$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target
+$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target -I$(TOP)/common
 $(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds.o $(LIBXCM)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "xcp.h"
+#include "xos.h"
 
 void
 xcp_stats_text(FILE *f, const struct xcopy_stats *st)
@@ -184,10 +185,7 @@ xcp_fallback_notes(FILE *f, const struct xcopy_stats *st, bool all)
 double
 xcp_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)xos_now_ns() / 1e9;
 }
 
 void

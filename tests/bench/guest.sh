@@ -6,15 +6,15 @@
 #   latency.csv   read latency on the LU receiving a 1 GiB copy
 #   extents.txt   the 10,000-extent file: commands and planning time
 #   clonescale.csv the same clone copy (same extents) over 1 GiB and 64 GiB
-#   async.csv     issue 10 rows: store limit (the store's own copy_file_range),
+#   async.csv     store limit (the store's own copy_file_range),
 #                 8 copies in flight vs one after another, read latency while a
 #                 client sends 4 MiB EXTENDED COPY commands back to back
-#   odx.csv       issue 12 rows: LID1 vs ODX (PT + 64 MiB WUTs) vs LIO, SG_IO
+#   odx.csv       LID1 vs ODX (PT + 64 MiB WUTs) vs LIO, SG_IO
 #                 through tcm_loop (tests/bench/guest_odx.sh)
-#   rbd.csv       issue 15 rows: RBD LU to RBD LU by the plugin (copy-from) vs
+#   rbd.csv       RBD LU to RBD LU by the plugin (copy-from) vs
 #                 handler_rbd's core XCOPY vs dd (tests/bench/guest_rbd.sh;
 #                 phase rbd, not in the default set)
-#   inflight.csv  issue 14 rows: one 1 GiB copy with 1 and 8 EXTENDED COPY
+#   inflight.csv  one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
 #   guest.txt     guest facts (kernel, CPUs, RAM)
@@ -362,7 +362,7 @@ extents() {
 	rm -f "$W/$store/F.img"
 }
 
-# --- issue 10 rows (async.csv) -----------------------------------------------
+# --- async rows (async.csv) ---------------------------------------------------
 # cpu_snap: the guest's /proc/stat "cpu" line (the sum over both vCPUs) as
 # ticks of user+nice, system+irq+softirq, iowait, idle+steal
 cpu_snap() { awk '$1 == "cpu" { print $2 + $3, $4 + $7 + $8, $6, $5 + $9 }' /proc/stat; }
@@ -516,7 +516,7 @@ lat4m() {
 	lab_teardown >/dev/null
 }
 
-# --- issue 14: commands in flight (inflight.csv) ------------------------------
+# --- commands in flight (inflight.csv) ---------------------------------------
 # inflight PATH KIND STORE CFG: one xcopy_dev_copy of BENCH_INFLIGHT_SIZE (1G)
 # from A to B through tcm_loop (SG_IO on the sg nodes: iSCSI handles carry one
 # command at a time), XCOPY_INFLIGHT=1 then 8; the most jobs the plugin had

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# tests/bench/guest_rbd.sh: the rbd phase of tests/bench/guest.sh (issue 15;
-# sourced by it, uses its helpers). A single-node Ceph in the guest
+# tests/bench/guest_rbd.sh: the rbd phase of tests/bench/guest.sh
+# (sourced by it, uses its helpers). A single-node Ceph in the guest
 # (tests/lab/ceph.sh: 1 monitor, 1 memstore OSD, pool rbd, 4 MiB objects).
 # rbd.csv: one object-aligned copy of RBD_SIZE (BENCH_RBD_SIZE, default 1G)
 # of random data, each through tcm_loop's devices (SG_IO, one transport):
@@ -70,7 +70,7 @@ rbdrow() {
 rbdphase() {
 	local S src so sa sb g
 	S=$(lab_size_bytes "${BENCH_RBD_SIZE:-1G}")
-	say "RBD: user:xcopy vs handler_rbd (issue 15), $S bytes"
+	say "RBD: user:xcopy vs handler_rbd, $S bytes"
 	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified,gw_cpu_s,osd_cpu_s" >"$OUT/rbd.csv"
 	# shellcheck source=tests/lab/ceph.sh
 	. "$HERE/../lab/ceph.sh"

@@ -20,7 +20,7 @@ from render_rbd import rbd_lines
 GOAL_REFLINK = 50.0
 GOAL_NONREFLINK = 3.0
 GOAL_LINK_PCT = 0.1
-GOAL_P99_MS = 30.0          # issue 10: p99 READ latency during a copy
+GOAL_P99_MS = 30.0          # goal: p99 READ latency during a copy
 GOAL_PAR8 = 0.7             # 8 in flight vs one after another
 GOAL_PAR8_STORE = 1.1       # or 8 in flight vs the store's own 8-way copy_file_range
 GOAL_STORE_LIMIT = 1.2      # non-reflink copy vs the store's own copy_file_range
@@ -286,7 +286,7 @@ def main():
                   f"{LABELS.get(r['path'], r['path'])}: {'**met**' if ok else '**not met**'} "
                   f"({r['p99_ms']} ms, max {r['max_ms']} ms)")
 
-    # ---- issue 10: store limit, 8 in flight, 4 MiB commands -----------------------
+    # ---- store limit, 8 in flight, 4 MiB commands ---------------------------------
     arows = []
     p = os.path.join(raw, "async.csv")
     if os.path.exists(p):
@@ -341,7 +341,7 @@ def main():
                       f"idle p50 {idle['p50_ms'] if idle else '?'} / p99 "
                       f"{idle['p99_ms'] if idle else '?'} ms; verified {r['verified']})")
 
-    # ---- issue 14: commands in flight (its own file, its own lines) -----------------
+    # ---- commands in flight (its own file, its own lines) --------------------------
     md.extend(inflight_lines(raw))
     md.extend(odx_lines(raw))
     md.extend(rbd_lines(raw))

@@ -1,4 +1,4 @@
-"""The ODX rows of bench.md (issue 12): odx.csv from tests/bench/guest_odx.sh."""
+"""The ODX rows of bench.md: odx.csv from tests/bench/guest_odx.sh."""
 from bench_csv import csv_rows
 
 STORES = {"rl": "reflink XFS", "nr": "XFS without reflink"}
@@ -16,7 +16,7 @@ def odx_lines(raw):
     for r in rows:
         r["total"] = float(r["secs"] or "nan") + float(r["sync_s"] or 0)
         t[(r["path"], r["store"], r["size"])] = r["total"]
-    md = ["", "ODX beside LID1 (issue 12): one copy A→B of each size, SG_IO through tcm_loop "
+    md = ["", "ODX beside LID1: one copy A→B of each size, SG_IO through tcm_loop "
           "(the same transport for every row). Time = copy commands + `sync` of the store; "
           "×LID1 = the user:xcopy LID1 time on the same store / this time; ×LIO = LIO fileio's "
           "LID1 time on the store without reflink / this time.", "",

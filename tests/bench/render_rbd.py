@@ -1,4 +1,4 @@
-"""The RBD rows of bench.md (issue 15): rbd.csv from tests/bench/guest_rbd.sh."""
+"""The RBD rows of bench.md: rbd.csv from tests/bench/guest_rbd.sh."""
 from bench_csv import csv_rows
 
 PATHS = {"plugin": "user:xcopy LU → user:xcopy LU, EXTENDED COPY (RADOS copy-from)",
@@ -12,7 +12,7 @@ def rbd_lines(raw):
     if not rows:
         return []
     t = {r["path"]: float(r["secs"] or "nan") for r in rows}
-    md = ["", "RBD (issue 15): one object-aligned copy on a single-node Ceph in the guest "
+    md = ["", "RBD: one object-aligned copy on a single-node Ceph in the guest "
           "(1 memstore OSD, 4 MiB objects), SG_IO through tcm_loop. ×core = handler_rbd's "
           "core XCOPY time / this time; ×host = the dd time / this time. copy-from / gateway = "
           "the plugin's counters (bytes); by EXTENDED COPY / host fallback = what libxcopy offloaded / "

@@ -9,7 +9,7 @@
 #   . tests/lab/ceph.sh             (sourced) defines ceph_start / ceph_stop
 #                                   (and ceph_lab_start for lab tests)
 #
-# Choices (issue #15, item 4):
+# Choices:
 # - OSD objectstore: memstore. It keeps objects in the OSD's RAM and has no
 #   on-disk format, so `ceph-osd --mkfs` takes well under a second, where
 #   bluestore's mkfs on a loop file writes its metadata and RocksDB and takes

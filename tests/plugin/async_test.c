@@ -136,27 +136,6 @@ cs_bytes(const struct xcm_copy_status *cs)
 	return (uint64_t)cs->transfer_count << (10 * cs->units);
 }
 
-static void
-msleep(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Wait (<= 5 s) until the next job read lu_a's fault control file: it has started executing. */
-static void
-wait_fault_taken(void)
-{
-	char p[512];
-	int t;
-
-	snprintf(p, sizeof(p), "%s/stats/lu_a.fault", g_tmp);
-	for (t = 0; t < 1000 && access(p, F_OK) == 0; t++) {
-		msleep(5);
-	}
-}
-
 /* Arm (or with "off", disarm) lu_a's fault; it is read at the next EXTENDED COPY. */
 static void
 fault_a(const char *spec)
@@ -252,24 +231,24 @@ test_progress(void)
 {
 	struct xcm_copy_status cs, mid;
 	struct pcmd p;
-	int t, seen = 0;
+	int seen = 0;
 
 	fill_pattern("a.img", 0, 2u << 20, 0x5C);
 	fault_a("delay:250");
-	/* 2 MiB in 1 MiB chunks, two delayed calls per chunk: ~1 s */
+	/* 2 MiB in 1 MiB chunks, a delayed read and write per chunk: held at chunk 2's read */
+	plugin_gate_hold(2);
 	list_one(SER_A, SER_A, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_HOLD, 9);
 	pc_submit(&p, &g_a);
 	CHECK(pc_handed_over(&p));
 	pc_flush_start(&p);
 	memset(&mid, 0, sizeof(mid));
-	for (t = 0; t < 400 && !seen; t++) {
-		msleep(5);
-		if (copy_status(&g_a, 9, &cs) == 0 && cs.cm_status == XCM_CM_STATUS_IN_PROGRESS &&
-		    cs_bytes(&cs) > 0) {
-			mid = cs;
-			seen = 1;
-		}
+	CHECK(plugin_gate_wait_held());
+	if (copy_status(&g_a, 9, &cs) == 0 && cs.cm_status == XCM_CM_STATUS_IN_PROGRESS &&
+	    cs_bytes(&cs) > 0) {
+		mid = cs;
+		seen = 1;
 	}
+	plugin_gate_open(false);
 	CHECK(pc_flush_join(&p) == TCMU_STS_OK);
 	CHECK(seen == 1);
 	/* exactly one of the two 1 MiB chunks was done, no segment yet */
@@ -294,15 +273,17 @@ test_close(void)
 	list_one(SER_A, SER_A, (3u << 20) / BS, 0, (1u << 20) / BS, XCM_LIST_ID_NONE, 0);
 	pc_submit(&run, &g_a);
 	CHECK(pc_handed_over(&run));
+	plugin_gate_hold(0);
 	pc_flush_start(&run);
-	wait_fault_taken();
-	msleep(100);   /* inside the first of three 200 ms chunks */
+	CHECK(plugin_gate_wait_held());   /* inside the first of three 200 ms chunks */
 	/* two more queued, never started (the runner joins its workers before close) */
 	list_one(SER_A, SER_A, 8, 0, 7000, XCM_LIST_ID_HOLD, 30);
 	pc_submit(&q1, &g_a);
 	list_one(SER_A, SER_A, 8, 0, 7100, XCM_LIST_ID_NONE, 0);
 	pc_submit(&q2, &g_a);
 	CHECK(pc_handed_over(&q1) && pc_handed_over(&q2));
+	/* chunk 1's write still sleeps its 100 ms: close comes in the middle of the copy */
+	plugin_gate_open(true);
 	g_handler->close(&g_a);
 	CHECK(pc_flush_join(&run) == TCMU_STS_PASSTHROUGH_ERR);
 	memcpy(sense, run.lc.sense_buf, sizeof(sense));
@@ -446,12 +427,13 @@ test_lid4_abort_running(void)
 	g_list->lid4 = true;
 	pc_submit4(&p, &g_a, 0xA5A5A5A5u);
 	CHECK(pc_handed_over(&p));
+	plugin_gate_hold(0);
 	pc_flush_start(&p);
-	wait_fault_taken();
-	msleep(150);   /* inside the first chunk */
+	CHECK(plugin_gate_wait_held());   /* inside the first chunk: its read */
 	CHECK(copy_abort(&g_a, 0xA5A5A5A5u, NULL) == TCMU_STS_OK);
 	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK &&
 	      st.op_status == XCM_RCS4_IN_PROGRESS);
+	plugin_gate_open(false);   /* chunk 1 ends, then the abort is seen */
 	CHECK(pc_flush_join(&p) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(p.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
 	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK);

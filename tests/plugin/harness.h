@@ -66,7 +66,7 @@ void cfs_lun(const char *tpg, int lun, const char *so);
 void cfs_acl_map(const char *tpg, const char *iqn, int mapped, int lun);
 void cfs_demo(const char *tpg, bool demo);
 
-/* One test: it runs on a fresh fixture (main.c): its own temporary directory, the
+/* One test: it runs on a fresh fixture (plugin_main.c): its own temporary directory, the
  * backing files a.img, b.img, c.img and the LUs g_a, g_b, g_c opened on them by the
  * plugin's open, the loopback TPG exporting lu_a and lu_b; closed and removed after. */
 struct ptest {
@@ -108,5 +108,16 @@ void test_fault_cfgstring(void);
 /* rsoc_test.c */
 void test_rsoc(void);
 void test_rsoc_one(void);
+
+/*
+ * fake_time.c: the plugin's CLOCK_MONOTONIC and usleep (the delay fault),
+ * interposed. The clock runs ahead by what the tests advanced it; the gate
+ * lets `pass` delayed I/O calls through at once and holds the next one
+ * until opened (then later calls sleep as asked, or with !sleep_after not).
+ */
+void plugin_clock_advance_ms(unsigned ms);
+void plugin_gate_hold(unsigned pass);
+bool plugin_gate_wait_held(void);   /* false: nothing arrived within 30 s */
+void plugin_gate_open(bool sleep_after);
 
 #endif

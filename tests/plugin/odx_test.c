@@ -22,14 +22,6 @@
 static struct xcm_tok_list g_tl;
 
 static void
-ms_sleep(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static void
 ranges(uint32_t n, const uint64_t *lba, const uint32_t *cnt)
 {
 	uint32_t i;
@@ -117,15 +109,6 @@ is_zero(const char *name, uint64_t off, size_t len)
 		fclose(f);
 	}
 	return z;
-}
-
-static bool
-is_file(const char *rel)
-{
-	char p[512];
-
-	snprintf(p, sizeof(p), "%s/%s", g_tmp, rel);
-	return access(p, F_OK) == 0;
 }
 
 static void
@@ -396,13 +379,13 @@ test_zero_rart_limits(void)
 	cdb[1] = XCM_SA_RART;
 	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
 	CHECK(xcm_get_be32(buf) == 4 + 64 * 96);
-	ms_sleep(3300);
+	plugin_clock_advance_ms(3300);
 	g_tl.inactivity_s = 1;
 	CHECK(populate(&g_a, 0x700, 1, tok));
 	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
 	CHECK(xcm_get_be32(buf) == 4 + 96 && memcmp(buf + 8, tok, 96) == 0);
 	/* expiry: unused for its 1 s inactivity timeout -> TOKEN EXPIRED */
-	ms_sleep(1600);
+	plugin_clock_advance_ms(1600);
 	one_range(6000, 8);
 	CHECK(wut(&g_a, 0x701, tok, 0, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2307));
@@ -498,7 +481,6 @@ test_abort(void)
 	uint64_t blocks;
 	pthread_t th;
 	struct bg b;
-	int i;
 
 	/* a running 2 MiB WUT (300 ms per 1 MiB read and write) aborted in its first chunk */
 	fill_pattern("a.img", 0, 2u << 20, 0x19);
@@ -510,14 +492,13 @@ test_abort(void)
 	g_tl.offset = 0;
 	g_tl.del_tkn = false;
 	CHECK(bg_submit(&b, &g_a, XCM_SA_WRITE_USING_TOKEN, 0x802) == TCMU_STS_NOT_HANDLED);
+	/* the WUT held at its first delayed call: chunk 1's read */
+	plugin_gate_hold(0);
 	CHECK(pthread_create(&th, NULL, bg_flush, &b) == 0);
-	/* the WUT has started once it took the fault control file; then inside chunk 1 */
-	for (i = 0; i < 1000 && is_file("stats/lu_a.fault"); i++) {
-		ms_sleep(5);
-	}
-	ms_sleep(150);
+	CHECK(plugin_gate_wait_held());
 	CHECK(rrti(&g_a, 0x802, &st, &blocks, NULL) == 0 && st.op_status == XCM_RCS4_IN_PROGRESS);
 	CHECK(abort_list(&g_a, 0x802) == TCMU_STS_OK);
+	plugin_gate_open(false);   /* chunk 1 ends, then the abort is seen */
 	pthread_join(th, NULL);
 	CHECK(b.sts == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(b.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));

@@ -342,7 +342,7 @@ test_closed_lu_unreachable(void)
 	CHECK(g_handler->open(&g_b, false) == 0);   /* for the fixture's teardown */
 }
 
-/* The test list (main.c runs it): every test on a fresh fixture. */
+/* The test list (plugin_main.c runs it): every test on a fresh fixture. */
 const struct ptest g_core_tests[] = {
 	{ "registration", test_registration },
 	{ "check_config", test_check_config },

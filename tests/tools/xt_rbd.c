@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rbd_store.h"
+#include "rbd_image.h"
 
 static int
 usage(void)
@@ -131,7 +131,7 @@ bound(struct xt_rbd *src, struct xt_rbd *dst)
 			xt_rbd_op_timeout_for(s));
 	}
 	if (d != NULL && *d != '\0') {
-		xt_rbd_deadline_set(xt_rbd_now_ms() + strtoull(d, NULL, 10));
+		xt_rbd_deadline_set(xos_now_ms() + strtoull(d, NULL, 10));
 	}
 }
 

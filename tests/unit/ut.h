@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Unit-test helpers. Each test file registers one suite with UT_SUITE();
- * tests/unit/main.c runs them all (filter with -t suite[.test]).
+ * tests/unit/unit_main.c runs them all (filter with -t suite[.test]).
  */
 #ifndef UT_H
 #define UT_H

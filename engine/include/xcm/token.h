@@ -180,12 +180,6 @@ void xcm_rart_encode(const uint8_t *const *tokens, size_t n, struct xcm_wbuf *w)
  */
 void xcm_vpd_tpc_encode_tok(const struct xcm_limits *lim, const struct xcm_tok_limits *tl,
 			    uint32_t block_len, uint8_t pdt_byte, struct xcm_wbuf *w);
-/*
- * The page of a copy manager without ROD tokens: xcm_vpd_tpc_encode's
- * descriptors, 0001h Supported Commands without POPULATE TOKEN, WRITE USING
- * TOKEN (83h 10h, 11h), RRTI and REPORT ALL ROD TOKENS (84h 07h, 08h).
- */
-void xcm_vpd_tpc_encode_notok(const struct xcm_limits *lim, uint8_t pdt_byte, struct xcm_wbuf *w);
 /* vpd_rod.c, for vpd.c: the descriptors themselves, and the 0000h decoder */
 void xcm_vpd_tpc_put_bdrl(const struct xcm_tok_limits *tl, uint32_t block_len,
 			  struct xcm_wbuf *w);

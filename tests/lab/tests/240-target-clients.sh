@@ -3,7 +3,7 @@
 # the same copy on LIO fileio (kernel XCOPY, the reference) and with a model
 # built by dd from the same starting bytes (the whole destination LU, so
 # nothing outside the range may change either):
-#   1. ddpt -x (Debian ddpt 0.97), the copy of issue 11: 16 MiB, skip/seek
+#   1. ddpt -x (Debian ddpt 0.97): 16 MiB, skip/seek
 #      non-zero. ddpt splits a copy at RECEIVE COPY RESULTS' MAXIMUM SEGMENT
 #      LENGTH and at 65535 blocks; with 256 MiB reported (as LIO does) this is
 #      one EXTENDED COPY on both targets, executed by the engine in 8 MiB

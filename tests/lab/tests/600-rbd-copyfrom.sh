@@ -1,5 +1,5 @@
 #!/bin/bash
-# RBD foundations (issue #15): a single-node Ceph (tests/lab/ceph.sh: 1 mon,
+# RBD foundations: a single-node Ceph (tests/lab/ceph.sh: 1 mon,
 # 1 memstore OSD, no auth) booted in the guest, its ready time printed; the
 # RBD store's copy (build/tests/xt-rbd, target/rbd_*.c) between images:
 # whole objects by RADOS copy-from (gateway bytes 0), holes zeroed, head and

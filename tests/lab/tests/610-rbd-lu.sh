@@ -1,5 +1,5 @@
 #!/bin/bash
-# user:xcopy LUs on RBD images (issue #15): a single-node Ceph
+# user:xcopy LUs on RBD images: a single-node Ceph
 # (tests/lab/ceph.sh), user:xcopy LUs with cfgstring xcopy/rbd/POOL/IMAGE@CONF
 # behind tcm_loop and iSCSI. Writes/reads through /dev/sdX compared with a
 # model and with `rbd export`; UNMAP (sg_unmap) and WRITE SAME (zeros, and
@@ -8,9 +8,10 @@
 # 64 MiB from a sparse source (RADOS copy-from, 0 gateway bytes, holes
 # zeroed), unaligned (librbd read/write, counted fallback), across pools; file
 # LU -> RBD LU and back; each compared byte for byte with a model of the whole
-# destination (`rbd export`). No ROD tokens on an RBD LU (VPD 8Fh, POPULATE
-# TOKEN refused). libiscsi over iSCSI: the copy suites (LAB_RBD_FULL=1: the
-# whole SCSI family), beside handler_rbd's recorded figures.
+# destination (`rbd export`). ROD tokens on RBD LUs (rbd-copy-lib.sh,
+# rbd_copy_tokens): change vulnerable, guarded by the image's exclusive lock.
+# libiscsi over iSCSI: the copy suites (LAB_RBD_FULL=1: the whole SCSI
+# family), beside handler_rbd's recorded figures.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh

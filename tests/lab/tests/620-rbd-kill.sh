@@ -1,5 +1,5 @@
 #!/bin/bash
-# RBD failure bounds (issue #15): a copy between two RBD images while a Ceph
+# RBD failure bounds: a copy between two RBD images while a Ceph
 # daemon fails under it must end in time, and never write outside its
 # destination range. The single-node cluster of tests/lab/ceph.sh (1 mon,
 # 1 memstore OSD). Each copy: 16 MiB of a random source image into the

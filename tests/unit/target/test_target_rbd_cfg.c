@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rbd_store.h"
+#include "rbd_image.h"
 #include "ut.h"
 
 static int

@@ -8,7 +8,7 @@
  *      filesystems) in a loop that handles short copies;
  *   3. pread/pwrite through the LU's 1 MiB bounce buffer, backwards when the
  *      ranges overlap in one file with dst > src (memmove semantics).
- * The copy_file_range and pread/pwrite loops are common/copy.c's.
+ * The copy_file_range and pread/pwrite loops are common/copy_loops.c's.
  * copy_file_range is never used on overlapping ranges of one file: the kernel
  * does not promise memmove semantics there.
  */

@@ -490,40 +490,6 @@ table_lookup(void)
 	CU_ASSERT(xt_cmd_lookup(&g_eng, cdb, &o) == NULL && o == NULL);
 }
 
-/* An RBD LU (no ROD tokens): PT, WUT, RRTI, REPORT ALL ROD TOKENS neither listed nor found. */
-static void
-table_no_tokens(void)
-{
-	struct xt_lu_state tok = g_eng, rbd = g_eng;
-	const struct xcm_opcode_desc *l[128];
-	static const uint8_t rows[][2] = { { 0x83, 0x10 }, { 0x83, 0x11 }, { 0x84, 0x07 },
-					   { 0x84, 0x08 } };
-	const struct xt_cmd *r, *o;
-	uint8_t cdb[16] = { 0 };
-	size_t i;
-
-	rbd.no_tokens = true;
-	check_listing(&rbd);
-	CU_ASSERT_EQUAL(xt_cmd_list(&rbd, l, 128) + 4, xt_cmd_list(&tok, l, 128));
-	for (i = 0; i < 4; i++) {
-		cdb[0] = rows[i][0];
-		cdb[1] = rows[i][1];
-		r = xt_cmd_lookup(&tok, cdb, &o);
-		CU_ASSERT(r != NULL && r->d.sa == rows[i][1]);
-		o = NULL;
-		CU_ASSERT(xt_cmd_lookup(&rbd, cdb, &o) == NULL);
-		/* another row of the opcode: handle_cmd answers INVALID FIELD IN CDB itself */
-		CU_ASSERT(o != NULL && o->exec != XT_X_CORE);
-	}
-	/* EXTENDED COPY LID1/LID4 and RECEIVE COPY STATUS stay */
-	cdb[0] = 0x83;
-	cdb[1] = 0x01;
-	CU_ASSERT(xt_cmd_lookup(&rbd, cdb, NULL) != NULL);
-	cdb[0] = 0x84;
-	cdb[1] = 0x00;
-	CU_ASSERT(xt_cmd_lookup(&rbd, cdb, NULL) != NULL);
-}
-
 static CU_TestInfo g_tests[] = {
 	{ "rsoc_cdb_fields", rsoc_cdb_fields },
 	{ "rsoc_bad_options_sense", rsoc_bad_options_sense },
@@ -537,7 +503,6 @@ static CU_TestInfo g_tests[] = {
 	{ "table_one_command_every_row", table_one_command_every_row },
 	{ "table_truncation_and_bad_options", table_truncation_and_bad_options },
 	{ "table_lookup", table_lookup },
-	{ "table_no_tokens", table_no_tokens },
 	CU_TEST_INFO_NULL,
 };
 

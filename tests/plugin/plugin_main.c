@@ -58,6 +58,7 @@ static void
 fixture_up(void)
 {
 	tmp_up();
+	plugin_gate_open(true);   /* no gate left from an earlier test; delays sleep */
 	make_backing("a.img", (uint64_t)NLBAS * BS);
 	make_backing("b.img", (uint64_t)NLBAS * BS + 4096);   /* larger than the LU: fine */
 	make_backing("c.img", (uint64_t)NLBAS * BS);

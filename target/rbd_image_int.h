@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Internals shared by rbd_store.c and rbd_copy.c. */
+/* Internals shared by rbd_image.c and rbd_copy.c. */
 #ifndef XT_RBD_STORE_INT_H
 #define XT_RBD_STORE_INT_H
 
@@ -8,7 +8,7 @@
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 
-#include "rbd_store.h"
+#include "rbd_image.h"
 
 struct xt_rbd {
 	struct xt_rbd_cfg cfg;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* common/copy.c: xos_cfr_loop (copy_file_range) and xos_rw_loop (pread/pwrite). */
+/* common/copy_loops.c: xos_cfr_loop (copy_file_range) and xos_rw_loop (pread/pwrite). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

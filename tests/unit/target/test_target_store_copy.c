@@ -73,7 +73,7 @@ mem_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, u
 	return 0;
 }
 
-const struct xt_store_ops xt_store_file = { .name = "file", .io = file_io, .tokens = true };
+const struct xt_store_ops xt_store_file = { .name = "file", .io = file_io };
 static const struct xt_store_ops g_mem = { .name = "mem", .io = mem_io };
 static const struct xt_store_ops g_memcp = { .name = "memcp", .io = mem_io, .copy = mem_copy };
 

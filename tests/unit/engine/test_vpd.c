@@ -84,34 +84,6 @@ vpd_supported_commands_bytes(void)
 	CU_ASSERT_EQUAL(memcmp(b + 4, exp, sizeof(exp)), 0);
 }
 
-/* Without ROD tokens (an RBD LU): 0001h lists no PT/WUT/RRTI/RART, no token descriptors. */
-static void
-vpd_notok_supported_commands(void)
-{
-	uint8_t b[BIG], full[BIG];
-	const uint8_t exp[20] = {
-		0x00, 0x01, 0x00, 0x10,
-		12,                             /* COMMANDS SUPPORTED LIST LENGTH */
-		0x83, 3, 0x00, 0x01, 0x1C,      /* LID1, LID4, COPY OPERATION ABORT */
-		0x84, 5, 0x00, 0x01, 0x03, 0x04, 0x05,
-		0, 0, 0,                        /* pad */
-	};
-	struct xcm_wbuf w = xcm_wbuf_make(b, sizeof(b));
-	size_t n, nf;
-
-	xcm_vpd_tpc_encode_notok(&xcm_limits_default, 0, &w);
-	n = w.len;
-	nf = encode(&xcm_limits_default, 0, full, sizeof(full));
-	CU_ASSERT_EQUAL(memcmp(b + 4, exp, sizeof(exp)), 0);
-	/* the same page less 4 bytes of 0001h; the descriptors after it unchanged */
-	CU_ASSERT_EQUAL(n, nf - 4);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 2), n - 4);
-	CU_ASSERT_EQUAL(memcmp(b + 24, full + 28, n - 24), 0);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0000), 0);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0106), 0);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x0108), 0);
-}
-
 static void
 vpd_fixed_descriptors_bytes(void)
 {
@@ -505,7 +477,6 @@ static CU_TestInfo g_tests[] = {
 	{ "token_descriptors", vpd_token_descriptors },
 	{ "page_layout", vpd_page_layout },
 	{ "supported_commands_bytes", vpd_supported_commands_bytes },
-	{ "notok_supported_commands", vpd_notok_supported_commands },
 	{ "fixed_descriptors_bytes", vpd_fixed_descriptors_bytes },
 	{ "alloc_lengths", vpd_alloc_lengths },
 	{ "round_trip_default", vpd_round_trip_default },

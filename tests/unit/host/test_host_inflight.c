@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 struct prog {
@@ -41,6 +41,8 @@ fk_sixteen(bool snlid)
 	/* SPC-4 6.18.4: the engine's default reports one copy at a time */
 	f->lim.total_concurrent = 16;
 	f->lim.max_concurrent = 16;
+	/* a held command goes once every worker of the copy is held: no timeout */
+	f->until_idle = true;
 	return f;
 }
 
@@ -153,8 +155,7 @@ host_inflight_serial_transport_keeps_one(void)
 	struct fk *f = fk_sixteen(true);
 	struct xcopy_dev *d;
 
-	f->gather = 4;
-	f->gather_ms = 20;   /* every command waits this long: none joins it */
+	f->gather = 4;       /* held until every worker is in: none joins it */
 	d = ut_open_ops(f, 0, &fk_ops_serial);
 	xcopy_set_inflight(4);
 	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 2048, 256, 0, NULL), 0);
@@ -240,8 +241,8 @@ host_inflight_default_limits_keep_one(void)
 	/* a target reporting TOTAL CONCURRENT COPIES 1 gets one command at a time */
 	f->lim.max_seg_len = 16 * FK_BS;
 	f->lim.max_seg = 1;
-	f->gather = 4;
-	f->gather_ms = 50;   /* every command waits this long: none joins it */
+	f->gather = 4;       /* held until every worker is in: none joins it */
+	f->until_idle = true;
 	d = ut_open(f, 0, 0, 0);
 	xcopy_set_inflight(4);
 	CU_ASSERT_EQUAL(xcopy_dev_copy(d, 0, d, 2048, 64, 0, NULL), 0);

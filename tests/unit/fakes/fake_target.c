@@ -5,13 +5,43 @@
 #include <string.h>
 #include <time.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 struct fk_port {
 	struct fk *f;
 	int lu;
 };
+
+/*
+ * Workers of libxcopy's pools that are running now (xch_pool_watch): an
+ * EXTENDED COPY held for `gather` is let go as soon as every one of them is
+ * inside the fake (f->until_idle), since no other command can come.
+ */
+static struct fk *g_watched;
+
+static bool
+fk_group_done(const struct fk *f)
+{
+	return f->cur >= f->gather || (f->until_idle && f->live > 0 && f->cur >= f->live);
+}
+
+static void
+fk_pool_watch(int delta)
+{
+	struct fk *f = g_watched;
+
+	if (f == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&f->mu);
+	f->live += delta;
+	if (f->cur > 0 && fk_group_done(f)) {
+		f->gen++;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+}
 
 struct fk *
 fk_new(void)
@@ -50,6 +80,8 @@ fk_new(void)
 			p[4] = (uint8_t)i;
 		}
 	}
+	g_watched = f;
+	__atomic_store_n(&xch_pool_watch, fk_pool_watch, __ATOMIC_RELEASE);
 	return f;
 }
 
@@ -58,6 +90,10 @@ fk_free(struct fk *f)
 {
 	int i;
 
+	if (g_watched == f) {
+		__atomic_store_n(&xch_pool_watch, NULL, __ATOMIC_RELEASE);
+		g_watched = NULL;
+	}
 	for (i = 0; i < FK_LUS; i++) {
 		free(f->lu[i].data);
 	}
@@ -168,7 +204,10 @@ fk_lu_of(struct fk *f, const struct xcm_cscd *cs)
 	return -1;
 }
 
-/* Outstanding from here to fk_out(): wait (lock released) for `gather` of them. */
+/*
+ * Outstanding from here to fk_out(): wait (lock released) for `gather` of
+ * them, or with until_idle for every running pool worker, or gather_ms.
+ */
 static void
 fk_in(struct fk *f, const struct xcm_list *l)
 {
@@ -176,7 +215,7 @@ fk_in(struct fk *f, const struct xcm_list *l)
 	unsigned gen = f->gen;
 
 	f->cur++;
-	if (f->cur >= f->gather) {
+	if (fk_group_done(f)) {
 		f->gen++;      /* the group is complete: release every waiter */
 	}
 	if (f->cur > f->max_cur) {
@@ -193,8 +232,7 @@ fk_in(struct fk *f, const struct xcm_list *l)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	while (f->gen == gen && f->cur < f->gather &&
-	       pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
+	while (f->gen == gen && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
 	}
 }
 

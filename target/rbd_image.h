@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xos.h"
+
 /* cfgstring: xcopy/rbd/POOL/IMAGE[@CONF][?opt=val[&opt=val...]]  (rbd_cfg.c) */
 #define XT_RBD_NAME_MAX 128
 #define XT_RBD_PATH_MAX 256
@@ -33,7 +35,7 @@ struct xt_rbd_cfg {
 int xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 		     size_t whylen);
 
-struct xt_rbd;  /* an open image (rbd_store.c) */
+struct xt_rbd;  /* an open image (rbd_image.c) */
 
 /*
  * Connect to the cluster (conf, client id), open the pool and the image.
@@ -128,7 +130,7 @@ int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
 		char *why, size_t whylen);
 /*
  * The copy locks of a and b (one lock when a == b), taken in address order,
- * waiting until deadline_ms (xt_rbd_now_ms() clock, 0: no limit): 0, or
+ * waiting until deadline_ms (xos_now_ms() clock, 0: no limit): 0, or
  * -ETIMEDOUT with neither held. xt_rbd_copy refreshes both images' geometry
  * and takes their exclusive locks: one copy per image at a time; copies
  * between other images run at once.
@@ -167,12 +169,11 @@ int xt_rbd_op_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s);
 uint32_t xt_rbd_io_timeout_for(uint32_t cmd_time_out_s);
 int xt_rbd_io_timeout(struct xt_rbd *r, uint32_t cmd_time_out_s);
 /*
- * The deadline (xt_rbd_now_ms() clock, CLOCK_MONOTONIC ms; 0: none) of the
+ * The deadline (xos_now_ms() clock, CLOCK_MONOTONIC ms; 0: none) of the
  * copy the calling thread runs: the synchronous forms above and copy-from
  * stop waiting at it and return -ETIMEDOUT.
  */
 void xt_rbd_deadline_set(uint64_t deadline_ms);
 uint64_t xt_rbd_deadline(void);
-uint64_t xt_rbd_now_ms(void);
 
 #endif

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 struct tk {

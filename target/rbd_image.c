@@ -15,8 +15,8 @@
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 
-#include "rbd_store.h"
-#include "rbd_store_int.h"
+#include "rbd_image.h"
+#include "rbd_image_int.h"
 #include "xos.h"
 
 /* ---- time bounds (target/README.md, "RBD: failure bounds") ---------------- */
@@ -111,15 +111,6 @@ uint64_t
 xt_rbd_deadline(void)
 {
 	return t_deadline_ms;
-}
-
-uint64_t
-xt_rbd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /*
@@ -508,7 +499,7 @@ sync_io(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *rbu
 	int64_t ret = 0;
 	int rc;
 
-	if (dl != 0 && xt_rbd_now_ms() >= dl) {
+	if (dl != 0 && xos_now_ms() >= dl) {
 		return -ETIMEDOUT;
 	}
 	w = bwait_new(dl != 0 && data ? (size_t)len : 0);
@@ -551,7 +542,7 @@ xt_rbd_aio_wait(rbd_completion_t c)
 		return rbd_aio_get_return_value(c);
 	}
 	while (!rbd_aio_is_complete(c)) {
-		if (xt_rbd_now_ms() >= dl) {
+		if (xos_now_ms() >= dl) {
 			return -ETIMEDOUT;
 		}
 		nanosleep(&tick, NULL);

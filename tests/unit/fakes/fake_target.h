@@ -7,15 +7,18 @@
  * memory LUs, and answers with sense from xcm_sense_build. Scripts inject
  * failures into chosen commands. With `tok` it also answers POPULATE TOKEN,
  * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN through the engine's
- * token codec (test_host_fake_tokens.c).
+ * token codec (fake_tokens.c).
  *
  * Commands may arrive from several threads: the fake serialises them, except
- * that an EXTENDED COPY waits (up to gather_ms, lock released) until `gather`
- * of them are outstanding, so tests see what the host keeps in flight: the
- * most outstanding at once and list identifiers reused while outstanding.
+ * that an EXTENDED COPY waits (lock released) until `gather` of them are
+ * outstanding, or with until_idle until every worker thread libxcopy runs
+ * is inside the fake (no other command can come; xch_pool_watch tells), so
+ * tests see what the host keeps in flight without waiting out a timeout:
+ * the most outstanding at once and list identifiers reused while
+ * outstanding. gather_ms only ends a wait the host would otherwise hang.
  */
-#ifndef TEST_HOST_FAKE_TARGET_H
-#define TEST_HOST_FAKE_TARGET_H
+#ifndef FAKE_TARGET_H
+#define FAKE_TARGET_H
 
 #include <pthread.h>
 
@@ -57,14 +60,16 @@ struct fk {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int gather;                /* hold each XCOPY until this many are outstanding */
-	unsigned gather_ms;        /* ... or this long (default 2000) */
+	bool until_idle;           /* ... or until every running pool worker is held */
+	unsigned gather_ms;        /* ... or this long (default 2000: a safety net) */
+	int live;                  /* libxcopy pool workers running (xch_pool_watch) */
 	int cur, max_cur;          /* XCOPYs outstanding now / at most */
 	unsigned gen;              /* groups of `gather` completed */
 	int lid_busy[256];         /* outstanding XCOPYs per LIST ID (usage 10b) */
 	int dup_ids;               /* a 10b LIST ID sent while outstanding */
 	uint64_t fail_src_lba1;    /* fail the XCOPY whose first segment reads here (+1) */
 	struct xcm_err fail_err;
-	/* ROD tokens (test_host_fake_tokens.c), decoded and encoded by the engine */
+	/* ROD tokens (fake_tokens.c), decoded and encoded by the engine */
 	bool tok;                  /* VPD 8Fh with token limits; PT, RRTI, WUT answered */
 	bool no_lid1;              /* VPD 8Fh without LID1 and 83h/00h refused (05 24/00) */
 	struct xcm_tok_limits toklim;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libxcopy against the scripted fake target (test_host_fake_target.h): what
+ * libxcopy against the scripted fake target (fakes/fake_target.h): what
  * it sends, how it splits, and what it does with every failure.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libxcopy against the scripted fake target (test_host_fake_target.h): what
+ * libxcopy against the scripted fake target (fakes/fake_target.h): what
  * it does with every EXTENDED COPY failure (unreachable LUs, COPY ABORTED
  * and CSI, deadline cuts, sticky refusals, XCOPY_REQUIRE_OFFLOAD, shrinking).
  */
 #include <errno.h>
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 static void

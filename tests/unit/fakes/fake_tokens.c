@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "test_host_fake_target.h"
+#include "fake_target.h"
 #include "ut.h"
 
 static void
