@@ -6,7 +6,9 @@
 #
 # Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
 # BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
-# BENCH_RUN_OPTS (extra tests/lab/run options). Not part of `make test`.
+# BENCH_RUN_OPTS (extra tests/lab/run options), BENCH_PHASES (default: all
+# but rbd; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G).
+# Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
 XCBENCH := $(BUILD)/bench/xcbench
@@ -15,6 +17,8 @@ BENCH_MEM ?= 5G
 BENCH_TIMEOUT ?= 1800
 BENCH_PROFILE ?= 1
 BENCH_RUN_OPTS ?=
+BENCH_PHASES ?=
+BENCH_NEWFILE_SIZE ?= 1G
 
 $(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o \
@@ -30,9 +34,10 @@ ALL_TARGETS += $(XCBENCH)
 .PHONY: bench bench-tools
 bench-tools: $(XCBENCH) $(ALL_TARGETS)
 
-bench: bench-tools
+bench: deps bench-tools
 	$(Q)BUILD=$(BUILD) BENCH_SIZES="$(BENCH_SIZES)" BENCH_MEM=$(BENCH_MEM) \
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
+		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run
 
 # Lab test 460-target-async measures read latency with xcbench probe.
