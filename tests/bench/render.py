@@ -10,8 +10,10 @@ tests/bench/run. Ratios are "times faster than LIO fileio's XCOPY" for the
 same size and scope, on copy + sync time.
 """
 import csv
+import glob
 import math
 import os
+import shutil
 import sys
 
 from bench_csv import csv_rows
@@ -392,6 +394,10 @@ def main():
 
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    # the guest's raw CSV files beside bench.csv: plot.py renders from OUT alone
+    os.makedirs(os.path.join(out, "raw"), exist_ok=True)
+    for p in glob.glob(os.path.join(raw, "*.csv")) + glob.glob(os.path.join(raw, "*.txt")):
+        shutil.copy(p, os.path.join(out, "raw"))
 
 
 if __name__ == "__main__":
