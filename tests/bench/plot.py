@@ -207,6 +207,9 @@ def main():
         sys.exit("plot.py: gnuplot is missing (Debian package gnuplot-nox: make deps)")
     pdir = os.path.join(out, "plots")
     os.makedirs(pdir, exist_ok=True)
+    for n in os.listdir(pdir):   # a plot whose input is gone must not stay from an older run
+        if n.endswith(".png"):
+            os.remove(os.path.join(pdir, n))
     host = {}
     p = os.path.join(out, "host.txt")
     if os.path.exists(p):

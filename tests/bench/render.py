@@ -395,7 +395,8 @@ def main():
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     # the guest's raw CSV files beside bench.csv: plot.py renders from OUT alone
-    os.makedirs(os.path.join(out, "raw"), exist_ok=True)
+    shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)   # not an older run's
+    os.makedirs(os.path.join(out, "raw"))
     for p in glob.glob(os.path.join(raw, "*.csv")) + glob.glob(os.path.join(raw, "*.txt")):
         shutil.copy(p, os.path.join(out, "raw"))
 
