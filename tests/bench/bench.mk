@@ -1,12 +1,16 @@
 # tests/bench/bench.mk: `make bench` — copy benchmarks in the lab VM.
 # Included by the top-level Makefile (after host/ and the lab fragments).
 #
-#   make bench        build, boot the lab once, run every row, write
-#                     $(BUILD)/bench/bench.md and $(BUILD)/bench/bench.csv
+#   make bench        build, boot the lab (twice: phase newfile on
+#                     trixie-backports' kernel), run every row, write
+#                     $(BUILD)/bench/bench.md, bench.csv and plots/*.png
+#   make bench-plots  the plots again from BENCH_OUT (default $(BUILD)/bench)
 #
 # Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
 # BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
-# BENCH_RUN_OPTS (extra tests/lab/run options). Not part of `make test`.
+# BENCH_RUN_OPTS (extra tests/lab/run options), BENCH_PHASES (default: all
+# but rbd; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G).
+# Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
 XCBENCH := $(BUILD)/bench/xcbench
@@ -15,6 +19,8 @@ BENCH_MEM ?= 5G
 BENCH_TIMEOUT ?= 1800
 BENCH_PROFILE ?= 1
 BENCH_RUN_OPTS ?=
+BENCH_PHASES ?=
+BENCH_NEWFILE_SIZE ?= 1G
 
 $(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
 $(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o \
@@ -27,13 +33,20 @@ $(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_
 # lab tests 470, 475 and 485 run xcbench: `make` builds it
 ALL_TARGETS += $(XCBENCH)
 
-.PHONY: bench bench-tools
+.PHONY: bench bench-tools bench-plots
 bench-tools: $(XCBENCH) $(ALL_TARGETS)
 
-bench: bench-tools
+bench: deps bench-tools
 	$(Q)BUILD=$(BUILD) BENCH_SIZES="$(BENCH_SIZES)" BENCH_MEM=$(BENCH_MEM) \
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
+		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run
+
+# The PNG plots again from a saved bench directory (its bench.csv and raw/),
+# without rerunning the bench: make bench-plots BENCH_OUT=/some/saved/bench
+BENCH_OUT ?= $(BUILD)/bench
+bench-plots: deps
+	$(Q)python3 $(BENCH_DIR)/plot.py $(BENCH_OUT)
 
 # Lab test 460-target-async measures read latency with xcbench probe.
 test-lab: $(XCBENCH)

@@ -4,6 +4,8 @@
 # tcmu-runner and one load level). Writes to $LAB_RESULTS/bench/:
 #   rows.csv      one line per copy (see HEADER below)
 #   latency.csv   read latency on the LU receiving a 1 GiB copy
+#   latency-trace-PATH.csv every probe read of that copy: due time from the
+#                 copy's start, latency, service (the plots' input)
 #   extents.txt   the 10,000-extent file: commands and planning time
 #   clonescale.csv the same clone copy (same extents) over 1 GiB and 64 GiB
 #   async.csv     store limit (the store's own copy_file_range),
@@ -316,6 +318,10 @@ lat() {
 	svc=$("$XCB" pct "$W/lat-$NLU.txt" "$ta" "$tb" svc)
 	echo "$path,$kind,$S,$(secs "$ta" "$tb"),${bef// /,},${dur// /,},${svc// /,}" >>"$OUT/latency.csv"
 	tail -1 "$OUT/latency.csv" >&2
+	# every read of the probe, time from the copy's start (the plots' input)
+	awk -v a="$ta" 'BEGIN { print "t_s,latency_ms,service_ms" }
+		NF >= 3 { printf "%.3f,%.3f,%.3f\n", $1 - a, $2 / 1000, $3 / 1000 }' \
+		"$W/lat-$NLU.txt" >"$OUT/latency-trace-$path.csv"
 	if [ -f "$W/perf-$path.data" ]; then
 		perf report -i "$W/perf-$path.data" --stdio --sort comm,dso,sym --percent-limit 1 \
 			2>/dev/null | grep -v '^$' | head -70 >"$OUT/profile-$path.txt" || true

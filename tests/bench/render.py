@@ -10,10 +10,14 @@ tests/bench/run. Ratios are "times faster than LIO fileio's XCOPY" for the
 same size and scope, on copy + sync time.
 """
 import csv
+import glob
 import math
 import os
+import shutil
 import sys
 
+from bench_csv import csv_rows
+from render_newfile import newfile_lines
 from render_odx import odx_lines
 from render_rbd import rbd_lines
 
@@ -147,8 +151,10 @@ def main():
     raw, out = sys.argv[1], sys.argv[2]
     host = kv(os.path.join(out, "host.txt"))
     guest = kv(os.path.join(raw, "guest.txt"))
-    with open(os.path.join(raw, "rows.csv")) as f:
-        rows = list(csv.DictReader(f))
+    nfguest = kv(os.path.join(raw, "newfile.txt"))
+    if not guest:   # only the newfile boot ran
+        guest = nfguest
+    rows = csv_rows(raw, "rows.csv")
     for r in rows:
         r["total_s"] = float(r["wall_s"]) + float(r["sync_s"])
         r["bytes"] = size_bytes(r["size"])
@@ -184,29 +190,35 @@ def main():
               f"{host.get('load_before', '?')} / {host.get('load_after', '?')} "
               f"(other lab VMs share the host). Commit {host.get('commit', '?')}; "
               f"whole run {host.get('total_s', '?')} s. Reproduce: `{host.get('command', 'make bench')}`.")
-    md.append("")
-    md.append("Time = copy command(s) + `sync` of the store; ×LIO = LIO fileio time / this time "
-              "(same size and scope). Backend = loop device of the store (/proc/diskstats). "
-              "Link = every byte on the initiator's iSCSI link (loopback interface: data, "
-              "PDU and TCP/IP headers, logins). Cmds = EXTENDED COPY commands / all commands "
-              "the target's LUNs received (LIO `in_cmds`, includes login and discovery).")
-    md.append("")
-    md.append("| size | scope | path | time s (copy+sync) | MiB/s | ×LIO | backend read | backend written "
-              "| link bytes (% of copy) | XCOPY / all cmds | verified |")
-    md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-    for r in rows:
-        x = "—" if r["path"] == "lio" or math.isnan(r["x_lio"]) else f"{r['x_lio']:.1f}×"
-        md.append(
-            f"| {r['size']} | {r['scope']} | {LABELS.get(r['path'], r['path'])} "
-            f"| {r['total_s']:.2f} ({float(r['wall_s']):.2f}+{float(r['sync_s']):.2f}) "
-            f"| {r['mib_s']:.0f} | {x} | {human(r['backend_read_B'])} "
-            f"| {human(r['backend_write_B'])} | {human(r['link_B'])} ({r['link_pct']:.3f} %) "
-            f"| {r['xcopy_cmds']} / {r['target_cmds']} | {r['verified']} |")
-    md.append("")
-    md.append("The core XCOPY row is within one LU only: tcmu-runner 1.5.4 refuses cross-LU copies "
-              "(CVE-2021-3139 fix) and takes one segment of at most 16 MiB per command with LIST ID "
-              "USAGE 11b; libxcopy reads those limits from RECEIVE COPY RESULTS and sends one "
-              "16 MiB command after another.")
+    if nfguest and nfguest.get("kernel") != guest.get("kernel"):
+        md[-1] += (f" Phase newfile: a second boot on kernel {nfguest.get('kernel', '?')} "
+                   f"({host.get('newfile_s', '?')} s; load average before it "
+                   f"{host.get('load_before_newfile', '?')}).")
+    if rows:
+        md.append("")
+        md.append("Time = copy command(s) + `sync` of the store; ×LIO = LIO fileio time / this time "
+                  "(same size and scope). Backend = loop device of the store (/proc/diskstats). "
+                  "Link = every byte on the initiator's iSCSI link (loopback interface: data, "
+                  "PDU and TCP/IP headers, logins). Cmds = EXTENDED COPY commands / all commands "
+                  "the target's LUNs received (LIO `in_cmds`, includes login and discovery).")
+        md.append("")
+        md.append("| size | scope | path | time s (copy+sync) | MiB/s | ×LIO | backend read | backend written "
+                  "| link bytes (% of copy) | XCOPY / all cmds | verified |")
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        for r in rows:
+            x = "—" if r["path"] == "lio" or math.isnan(r["x_lio"]) else f"{r['x_lio']:.1f}×"
+            md.append(
+                f"| {r['size']} | {r['scope']} | {LABELS.get(r['path'], r['path'])} "
+                f"| {r['total_s']:.2f} ({float(r['wall_s']):.2f}+{float(r['sync_s']):.2f}) "
+                f"| {r['mib_s']:.0f} | {x} | {human(r['backend_read_B'])} "
+                f"| {human(r['backend_write_B'])} | {human(r['link_B'])} ({r['link_pct']:.3f} %) "
+                f"| {r['xcopy_cmds']} / {r['target_cmds']} | {r['verified']} |")
+        md.append("")
+        md.append("The core XCOPY row is within one LU only: tcmu-runner 1.5.4 refuses cross-LU copies "
+                  "(CVE-2021-3139 fix) and takes one segment of at most 16 MiB per command with LIST ID "
+                  "USAGE 11b; libxcopy reads those limits from RECEIVE COPY RESULTS and sends one "
+                  "16 MiB command after another.")
+    md.extend(newfile_lines(raw, nfguest.get("kernel", "")))
 
     # ---- latency --------------------------------------------------------------
     lat = []
@@ -382,6 +394,11 @@ def main():
 
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    # the guest's raw CSV files beside bench.csv: plot.py renders from OUT alone
+    shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)   # not an older run's
+    os.makedirs(os.path.join(out, "raw"))
+    for p in glob.glob(os.path.join(raw, "*.csv")) + glob.glob(os.path.join(raw, "*.txt")):
+        shutil.copy(p, os.path.join(out, "raw"))
 
 
 if __name__ == "__main__":
