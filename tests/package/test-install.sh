@@ -86,12 +86,13 @@ run() {
 		return
 	fi
 	grep -qF "$d$incdir/xcopy.h" "$T/$name.d" && ok || bad "$name: xcopy.h not taken from $d$incdir"
-	readelf -d "$T/$name.bin" | grep -q 'NEEDED.*\[libxcopy\.so\.0\]' && ok ||
+	# grep reads to the end (no -q): an early exit would SIGPIPE the producer under pipefail
+	readelf -d "$T/$name.bin" | grep 'NEEDED.*\[libxcopy\.so\.0\]' >/dev/null && ok ||
 		bad "$name: the program is not linked to libxcopy.so.0"
 	local out
 	out=$(LD_LIBRARY_PATH=$d$libdir "$T/$name.bin") && ok || bad "$name: the program failed"
 	# the library it ran with is the staged one
-	LD_LIBRARY_PATH=$d$libdir ldd "$T/$name.bin" | grep -qF "$d$libdir/libxcopy.so.0" && ok ||
+	LD_LIBRARY_PATH=$d$libdir ldd "$T/$name.bin" | grep -F "$d$libdir/libxcopy.so.0" >/dev/null && ok ||
 		bad "$name: ld.so did not take libxcopy.so.0 from $d$libdir"
 	[ -n "$out" ] && ok || bad "$name: the program printed nothing"
 }

@@ -98,7 +98,7 @@ PKG_CONFIG_LIBDIR="$T/empty" "${make[@]}" BUILD="$T/b" clean >"$T/out" 2>&1 && o
 # make deps installs every package the check can name
 while read -r class pkg _; do
 	case $class in '' | '#'*) continue ;; esac
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/configs/packages.list" | grep -qxF "$pkg" && ok ||
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/configs/packages.list" | grep -xF "$pkg" >/dev/null && ok ||
 		bad "$pkg (configs/build-deps.list) is not in configs/packages.list"
 done <"$TOP/configs/build-deps.list"
 
