@@ -109,6 +109,15 @@ lab_user_create() {
 	echo "$so"
 }
 
+# lab_fabric_mb SO : MiB that crossed the fabric for backstore SO so far (LIO's
+#   statistics/scsi_lu read_mbytes + write_mbytes: data-in and data-out bytes,
+#   so a WRITE SAME counts one block, not its range as diskstats does).
+lab_fabric_mb() {
+	local r w
+	read -r r <"$1/statistics/scsi_lu/read_mbytes" && read -r w <"$1/statistics/scsi_lu/write_mbytes" &&
+		echo $((r + w))
+}
+
 # --- tcm_loop: local SCSI host -> /dev/sdX, /dev/sgN --------------------------
 
 lab__naa() { printf 'naa.50014%011x\n' "$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) & 0xffffffffff ))"; }

@@ -43,8 +43,6 @@ case "$kv" in
 esac
 echo "kernel $kv: FALLOC_FL_WRITE_ZEROES $([ "$new_kernel" = 1 ] && echo expected || echo absent)"
 
-# MiB that crossed the fabric for backstore SO (LIO's own counters)
-fabric_mb() { echo $(($(cat "$1/statistics/scsi_lu/read_mbytes") + $(cat "$1/statistics/scsi_lu/write_mbytes"))); }
 json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); $1" "$2"; }
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 preloaded() { LD_PRELOAD=$PRE LD_LIBRARY_PATH=$LAB_BUILD/host XCOPY_PRELOAD_LOG=1 "$@"; }
@@ -106,7 +104,7 @@ write_same_case() {   # SD IMG
 newfile_copy() {   # LABEL SO MNT COPIER DST
 	local label=$1 so=$2 mnt=$3 how=$4 dst=$3/$5 f0 f1 moved
 	cold
-	f0=$(fabric_mb "$so")
+	f0=$(lab_fabric_mb "$so")
 	case "$how" in
 	xcp) "$XCP" --stats=json "$mnt/src" "$dst" >"$W/$label.json" 2>"$W/$label.err" ||
 		lab_fail "$label: xcp failed: $(tail -3 "$W/$label.err")" ;;
@@ -114,7 +112,7 @@ newfile_copy() {   # LABEL SO MNT COPIER DST
 		lab_fail "$label: cp failed: $(tail -3 "$W/$label.err")" ;;
 	esac
 	sync
-	f1=$(fabric_mb "$so")
+	f1=$(lab_fabric_mb "$so")
 	moved=$((f1 - f0))
 	cat "$W/$label.err"
 	case "$how" in
