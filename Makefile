@@ -4,7 +4,7 @@
 # directory adds its sources and targets through a fragment (*/*.mk).
 #
 #   make              build everything (engine, plugin, host library, CLI)
-#   make check        build, unit tests (ASan+UBSan), plugin tests (~1 min)
+#   make check        build, layers, unit tests (ASan+UBSan), plugin tests (~1 min)
 #   make test         make check (stops if it fails), fuzzing, packages, the lab
 #   make demo         the main job: an offloaded copy in the lab
 #   make fuzz         libFuzzer targets, FUZZ_SECONDS each (default 60)
@@ -148,7 +148,7 @@ deps:
 # make test stops there. The later stages (fuzzing, packages, lab) then run in
 # order, keep going, and make test fails if any failed. Every stage prints its
 # wall time.
-CHECK_STAGES := build-all test-unit test-plugin
+CHECK_STAGES := build-all check-layers test-unit test-plugin
 LATER_STAGES := $(filter-out $(CHECK_STAGES),$(TEST_TARGETS))
 # $(call since,T0): seconds since $$EPOCHREALTIME was T0 (bash 5).
 since = $$(awk -v a=$(1) -v b=$$EPOCHREALTIME 'BEGIN { printf "%.1f", b - a }')

@@ -92,3 +92,12 @@ ALL_TARGETS += $(XT_CMDS_BIN)
 test-build-deps:
 	$(Q)$(TOP)/tests/scripts/test-build-deps.sh $(MAKE) --no-print-directory -f $(TOP)/Makefile
 test-unit: test-build-deps
+
+# Layers only point down (scripts/check-layers: trees, and the folders of
+# host/layers.conf and target/layers.conf; includes of the sources and
+# calls between the built objects). Its own test runs first, on made-up trees.
+.PHONY: check-layers test-check-layers
+check-layers: build-all test-check-layers
+	$(Q)$(TOP)/scripts/check-layers --build $(BUILD) $(TOP)
+test-check-layers:
+	$(Q)$(TOP)/tests/scripts/test-check-layers.sh
