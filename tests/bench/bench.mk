@@ -22,10 +22,10 @@ BENCH_RUN_OPTS ?=
 BENCH_PHASES ?=
 BENCH_NEWFILE_SIZE ?= 1G
 
-$(BUILD)/obj/tests/bench/%.o: XCFLAGS += $(HOST_XCFLAGS)
-$(XCBENCH): $(BUILD)/obj/tests/bench/xcbench.o $(BUILD)/obj/tests/bench/xcbench_tpc.o \
-	    $(BUILD)/obj/tests/bench/xcbench_probe.o $(BUILD)/obj/tests/bench/xcbench_odx.o \
-	    $(LIBXCOPY_A)
+# xcbench's sources live with the other test tools (tests/tools/).
+XCBENCH_OBJS := $(addprefix $(BUILD)/obj/tests/tools/,xcbench.o xcbench_tpc.o xcbench_probe.o xcbench_odx.o)
+$(XCBENCH_OBJS): XCFLAGS += $(HOST_XCFLAGS)
+$(XCBENCH): $(XCBENCH_OBJS) $(LIBXCOPY_A)
 	$(call msg,LD,bench/$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)

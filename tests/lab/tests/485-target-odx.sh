@@ -1,6 +1,6 @@
 #!/bin/bash
 # ODX (POPULATE TOKEN / WRITE USING TOKEN / RRTI) on the real stack, raw SG_IO
-# through tcm_loop (xcbench pt/wut/winpat, tests/bench/xcbench_odx.c):
+# through tcm_loop (xcbench pt/wut/winpat, tests/tools/xcbench_odx.c):
 #  1. the Windows pattern on a reflink XFS store: PT of 64 ranges (1.25 MiB
 #     each, 0.25 MiB apart), RRTI (completed, PT's SA, blocks, 0 segments, a
 #     token), WUTs of 64 MiB stepping BLOCK OFFSET INTO TOKEN (DEL_TKN on the
