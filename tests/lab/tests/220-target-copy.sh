@@ -39,6 +39,10 @@ xcopy_case() {
 	else
 		lab_fail "$name: sg_xcopy exit $rc (see $OUT/$name.log)"
 		sed 's/^/    | /' "$OUT/$name.log" | tail -5
+		# what the runner and the kernel said meanwhile (a command past cmd_time_out: NOT READY 08/00)
+		tail -n 12 "$LAB_RUN_DIR/tcmu/tcmu-runner.log" | sed 's/^/    runner| /'
+		dmesg | tail -n 12 | sed 's/^/    dmesg| /'
+		grep -E '^(MemAvailable|Shmem):' /proc/meminfo | sed 's/^/    meminfo| /'
 	fi
 	return "$rc"
 }
