@@ -224,6 +224,10 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
 		goto fail;
 	}
+	/* who the LU is and its cmd_time_out first: the RBD store sizes its timeouts by it */
+	lu_identify(lu);
+	lu->cmd_time_out = XT_CMD_TIME_OUT_DEFAULT;
+	xt_cmd_time_out(lu);
 	rc = backing_open(dev, lu, &size);
 	if (rc == 0) {
 		rc = lu_alloc_state(lu);
@@ -231,10 +235,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	if (rc != 0) {
 		goto fail;
 	}
-	lu_identify(lu);
 	xt_held_init(lu);
-	lu->cmd_time_out = XT_CMD_TIME_OUT_DEFAULT;
-	xt_cmd_time_out(lu);
 	set_unmap_granularity(dev);
 	/*
 	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators

@@ -55,6 +55,32 @@ rbd_lu_cfg(struct xcm_lu *lu, const struct xt_rbd_cfg *rc)
 	lu->cfg.copy_nice = XT_COPY_NICE_DEFAULT;
 }
 
+/* The LU's ordinary I/O times out with its cmd_time_out (xt_rbd_io_timeout_for). */
+static void
+rbd_io_timeout_apply(struct xcm_lu *lu, struct xt_rbd *r)
+{
+	if (xt_rbd_io_timeout(r, lu->cmd_time_out) == 0) {
+		tcmu_dev_info(lu->dev, "xcopy: rbd I/O timeout %u s (cmd_time_out %u s)\n",
+			      xt_rbd_io_timeout_for(lu->cmd_time_out), lu->cmd_time_out);
+	}
+}
+
+/*
+ * cmd_time_out may be set after open (targetcli: create, then set attribute),
+ * but only while no LUN exports the LU (the kernel refuses it otherwise): the
+ * first command after a change sees it here. A copy reads it too, at queue
+ * time, and restores the LU's I/O timeout from it when it ends.
+ */
+static void
+rbd_io_timeout_follow(struct xcm_lu *lu, struct xt_rbd *r)
+{
+	uint32_t was = lu->cmd_time_out;
+
+	if (xt_rbd_deadline() == 0 && xt_cmd_time_out(lu) != was) {   /* not a copy's piece */
+		rbd_io_timeout_apply(lu, r);
+	}
+}
+
 static int
 rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 {
@@ -77,7 +103,7 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 	}
 	rbd_lu_cfg(lu, &cfg);
 	xt_lux(lu)->priv = r;
-	xt_rbd_io_timeout(r, xt_cmd_time_out(lu));   /* ordinary I/O: the LU's cmd_time_out */
+	rbd_io_timeout_apply(lu, r);   /* ordinary I/O: the LU's cmd_time_out (read before open) */
 	if (bs != cfg.block_size) {
 		tcmu_dev_err(lu->dev, "xcopy: LU block size %u but the cfgstring says bs=%u "
 			     "(add ?bs=%u)\n", bs, cfg.block_size, bs);
@@ -139,6 +165,7 @@ rbd_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint6
 		}
 		return wr || (uint64_t)ret == len ? 0 : -EIO;   /* a read returns its bytes */
 	}
+	rbd_io_timeout_follow(lu, r);
 	rc = xt_iov_clip(&v, iov, cnt, len, wr);   /* exactly len bytes, <= IOV_MAX entries */
 	if (rc != 0) {
 		return rc;
@@ -159,6 +186,7 @@ rbd_flush_lu(struct xcm_lu *lu)
 {
 	struct xt_rbd *r = xt_lux(lu)->priv;
 
+	rbd_io_timeout_follow(lu, r);
 	return xt_rbd_flush(r);
 }
 
@@ -168,6 +196,7 @@ rbd_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
 	struct xt_rbd *r = xt_lux(lu)->priv;
 
+	rbd_io_timeout_follow(lu, r);
 	return xt_rbd_write_zeroes(r, off, len);
 }
 

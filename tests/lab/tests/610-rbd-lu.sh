@@ -62,6 +62,24 @@ open_fails noconf "rbd/rbd/lu0@/nonexistent/ceph.conf" "ceph config /nonexistent
 lab_teardown >/dev/null 2>&1 || true
 echo "    open errors checked at $(stamp) s"
 
+# --- ordinary I/O times out with the LU's cmd_time_out from the first command:
+# set before enable (read before the image opens), and set after open while
+# not exported (targetcli's order: create, then set attribute), seen by the
+# first read
+so=$LAB_CFS/core/user_$(lab__next_hba)/tmo
+mkdir -p "$so" && echo "dev_config=xcopy/rbd/rbd/lu0$C,dev_size=$((16 * M))" >"$so/control"
+lab__set_serial "$so"
+echo 13 >"$so/attrib/cmd_time_out"
+echo 1 >"$so/enable"
+lab_check "cmd_time_out 13 s set before enable: the image opens with I/O timeout 13 s" \
+	grep -q "rbd I/O timeout 13 s (cmd_time_out 13 s)" "$log"
+echo 17 >"$so/attrib/cmd_time_out"
+lab_loop_export "$so" >/dev/null
+dd if="$(lab_sd "$so")" of=/dev/null bs=4k count=1 iflag=direct status=none
+lab_check "cmd_time_out 17 s set after open: the first read applies I/O timeout 17 s" \
+	grep -q "rbd I/O timeout 17 s (cmd_time_out 17 s)" "$log"
+lab_teardown >/dev/null 2>&1 || true
+
 # --- images for the copies (rbd import skips zero blocks): a0 random but
 # objects 2 and 9 never written; old data in a1 where a0 has its holes, in
 # b0 (pool rbd2) in objects 1, 5 and 13 (one inside the range copied there)
