@@ -3,10 +3,11 @@
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,
 # libradospp-dev in configs/packages.list); skipped, and said so, otherwise.
-# rbd_cfg.c needs no Ceph library: the unit tests link it always. common/
+# rbd_cfg.c and rbd_rule.c (the copy-from rule) need no Ceph library: the unit
+# tests link them always. common/
 # (xos_why_set) is linked into xt-rbd, not archived in librbdstore.a.
 
-RBD_CFG_SAN_OBJ := $(BUILD)/san/target/rbd_cfg.o
+RBD_CFG_SAN_OBJ := $(BUILD)/san/target/rbd_cfg.o $(BUILD)/san/target/rbd_rule.o
 $(BUILD)/obj/target/rbd_%.o $(BUILD)/san/target/rbd_%.o: XCFLAGS += -I$(TOP)/common
 UT_SAN_OBJS += $(RBD_CFG_SAN_OBJ)
 
@@ -14,7 +15,7 @@ RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/
 ifneq ($(RBD_HAVE),)
 CXX ?= g++
 RBD_LIB := $(BUILD)/target/librbdstore.a
-RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_image.o rbd_copy.o rados_copy.o)
+RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_rule.o rbd_image.o rbd_copy.o rados_copy.o)
 RBD_LIBS := -lrbd -lrados -lstdc++
 XT_RBD_BIN := $(BUILD)/tests/xt-rbd
 CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \

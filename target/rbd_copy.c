@@ -24,26 +24,6 @@
 #define GW_CHUNK_MAX (4u << 20) /* read/write chunk of the fallback */
 #define TOUCH_LEN 512           /* object-map marker write */
 
-static const char *const unsafe_names[XT_RBD_UNSAFE_MAX] = {
-	[XT_RBD_SAFE] = "safe",
-	[XT_RBD_UNSAFE_DISABLED] = "copyfrom=never",
-	[XT_RBD_UNSAFE_CLUSTER] = "different clusters",
-	[XT_RBD_UNSAFE_ORDER] = "different object sizes",
-	[XT_RBD_UNSAFE_ALIGN] = "offsets not object-aligned alike",
-	[XT_RBD_UNSAFE_STRIPING] = "fancy striping",
-	[XT_RBD_UNSAFE_JOURNAL] = "destination journaling",
-	[XT_RBD_UNSAFE_PARENT] = "source is a clone",
-	[XT_RBD_UNSAFE_DST_SNAPS] = "destination has snapshots",
-	[XT_RBD_UNSAFE_LOCK] = "exclusive lock held elsewhere",
-	[XT_RBD_UNSAFE_WATCHERS] = "image open by another client",
-};
-
-const char *
-xt_rbd_unsafe_name(enum xt_rbd_unsafe u)
-{
-	return (unsigned)u < XT_RBD_UNSAFE_MAX ? unsafe_names[u] : "?";
-}
-
 static int
 lock_until(pthread_mutex_t *m, uint64_t deadline_ms)
 {
@@ -82,22 +62,7 @@ xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b)
 	pthread_mutex_unlock(&a->copy_lock);
 }
 
-/* Take the exclusive lock (explicit mode: librbd keeps it until close). */
-static int
-lock_own(struct xt_rbd *r)
-{
-	int owner = 0;
-
-	if (!(r->geom.features & RBD_FEATURE_EXCLUSIVE_LOCK)) {
-		return 0;
-	}
-	if (rbd_is_exclusive_lock_owner(r->image, &owner) == 0 && owner) {
-		return 0;
-	}
-	return rbd_lock_acquire(r->image, RBD_LOCK_MODE_EXCLUSIVE);
-}
-
-/* 1 when a client other than a and b watches image r (has it open). */
+/* Watchers of image r other than this process's handles a and b; -1: cannot tell. */
 static int
 foreign_watchers(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b)
 {
@@ -108,15 +73,84 @@ foreign_watchers(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b)
 	int found = 0;
 
 	if (rbd_watchers_list(r->image, w, &n) < 0) {
-		return 1;       /* cannot tell: unsafe */
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		if (w[i].id != ida && w[i].id != idb) {
-			found = 1;
+			found++;
 		}
 	}
 	rbd_watchers_list_cleanup(w, n);
 	return found;
+}
+
+/* Who owns r's exclusive lock (without asking anyone to give it up). */
+static enum xt_rbd_lock
+lock_state(struct xt_rbd *r)
+{
+	rbd_lock_mode_t mode;
+	char *owners[4];
+	size_t n = 4;
+	int owner = 0, rc;
+
+	if (!(r->geom.features & RBD_FEATURE_EXCLUSIVE_LOCK)) {
+		return XT_RBD_LOCK_NONE;
+	}
+	if (rbd_is_exclusive_lock_owner(r->image, &owner) < 0) {
+		return XT_RBD_LOCK_UNKNOWN;
+	}
+	if (owner) {
+		return XT_RBD_LOCK_OURS;
+	}
+	rc = rbd_lock_get_owners(r->image, &mode, owners, &n);
+	if (rc == -ENOENT || (rc >= 0 && n == 0)) {
+		return XT_RBD_LOCK_FREE;
+	}
+	if (rc < 0) {
+		return XT_RBD_LOCK_UNKNOWN;
+	}
+	rbd_lock_get_owners_cleanup(owners, n);
+	return XT_RBD_LOCK_OTHER;
+}
+
+/* The facts of image r for the rule (rbd_rule.c); a and b: this process's handles. */
+static void
+facts_get(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b, struct xt_rbd_facts *f)
+{
+	int w;
+
+	memset(f, 0, sizeof(*f));
+	f->copy_from = r->cfg.copy_from;
+	/* snapshots, parents and flags change while open: read them now */
+	f->geom_known = xt_rbd_geom(r, &r->geom) >= 0;
+	f->geom = r->geom;
+	f->journaling = (r->geom.features & RBD_FEATURE_JOURNALING) != 0;
+	w = foreign_watchers(r, a, b);
+	f->watchers_known = w >= 0;
+	f->foreign_watchers = w > 0 ? (unsigned)w : 0;
+	f->lock = lock_state(r);
+}
+
+/*
+ * Make the lock ours in explicit mode before a copy-from (rbd_lock_acquire:
+ * librbd then keeps it until close and refuses requests, so a client that
+ * wants it must break it, which blocklists us; in automatic mode librbd
+ * would hand it over on request without fencing our RADOS operations). A
+ * lock already ours is pinned; a free one is taken only when no other client
+ * has the image open: a lock is never taken from, nor asked of, another
+ * client.
+ */
+static void
+lock_pin(struct xt_rbd *r, struct xt_rbd_facts *f)
+{
+	if (f->lock == XT_RBD_LOCK_OURS ||
+	    (f->lock == XT_RBD_LOCK_FREE && f->watchers_known && f->foreign_watchers == 0)) {
+		f->lock = rbd_lock_acquire(r->image, RBD_LOCK_MODE_EXCLUSIVE) == 0
+			  ? XT_RBD_LOCK_OURS : lock_state(r);
+		if (f->lock == XT_RBD_LOCK_FREE) {
+			f->lock = XT_RBD_LOCK_UNKNOWN;   /* acquire failed, yet nobody owns it */
+		}
+	}
 }
 
 static int
@@ -135,7 +169,7 @@ same_cluster(struct xt_rbd *a, struct xt_rbd *b)
 int
 xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen)
 {
-	uint64_t features = 0;
+	struct xt_rbd_facts f;
 	int owner = 0;
 
 	if (at_use) {
@@ -146,68 +180,48 @@ xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen)
 		}
 		return 0;
 	}
-	if (rbd_get_features(r->image, &features) < 0 ||
-	    !(features & RBD_FEATURE_EXCLUSIVE_LOCK)) {
+	facts_get(r, r, r, &f);
+	lock_pin(r, &f);
+	if (!f.geom_known || f.lock == XT_RBD_LOCK_NONE) {
 		xos_why_set(why, whylen, "image %s/%s has no exclusive-lock feature: other "
 			"clients could write it unseen", r->cfg.pool, r->cfg.image);
 		return -EOPNOTSUPP;
 	}
-	if (foreign_watchers(r, r, r)) {
-		xos_why_set(why, whylen, "image %s/%s is open by another client", r->cfg.pool,
-			r->cfg.image);
+	switch (xt_rbd_image_rule(&f)) {
+	case XT_RBD_SAFE:
+		return 0;
+	case XT_RBD_UNSAFE_WATCHERS:
+		xos_why_set(why, whylen, "image %s/%s is open by another client and the "
+			"exclusive lock is not ours", r->cfg.pool, r->cfg.image);
 		return -EBUSY;
-	}
-	if (lock_own(r) < 0) {
+	default:
 		xos_why_set(why, whylen, "exclusive lock of %s/%s held elsewhere", r->cfg.pool,
 			r->cfg.image);
 		return -EBUSY;
 	}
-	return 0;
 }
 
 enum xt_rbd_unsafe
 xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
 {
-	const struct xt_rbd_geom *s = &src->geom, *d = &dst->geom;
+	struct xt_rbd_facts fs, fd;
+	enum xt_rbd_unsafe u;
 
 	if (!src->cfg.copy_from || !dst->cfg.copy_from) {
-		return XT_RBD_UNSAFE_DISABLED;
+		return XT_RBD_UNSAFE_DISABLED;   /* no librbd call at all */
 	}
 	if (!same_cluster(src, dst)) {
 		return XT_RBD_UNSAFE_CLUSTER;
 	}
-	/* snapshots, parents and flags change while open: read them now */
-	if (xt_rbd_geom(src, &src->geom) < 0 || xt_rbd_geom(dst, &dst->geom) < 0) {
-		return XT_RBD_UNSAFE_WATCHERS;
+	facts_get(src, src, dst, &fs);
+	facts_get(dst, src, dst, &fd);
+	u = xt_rbd_copy_rule(&fs, &fd, 1);
+	if (u == XT_RBD_SAFE || u == XT_RBD_UNSAFE_LOCK) {   /* the rest holds: pin, then decide */
+		lock_pin(src, &fs);
+		lock_pin(dst, &fd);
+		u = xt_rbd_copy_rule(&fs, &fd, 1);
 	}
-	if (s->order != d->order) {
-		return XT_RBD_UNSAFE_ORDER;
-	}
-	if (s->stripe_unit != s->object_size || s->stripe_count != 1 ||
-	    d->stripe_unit != d->object_size || d->stripe_count != 1) {
-		return XT_RBD_UNSAFE_STRIPING;
-	}
-	if (d->features & RBD_FEATURE_JOURNALING) {
-		return XT_RBD_UNSAFE_JOURNAL;
-	}
-	if (s->has_parent) {
-		return XT_RBD_UNSAFE_PARENT;
-	}
-	if (d->snap_count > 0) {
-		return XT_RBD_UNSAFE_DST_SNAPS;
-	}
-	/*
-	 * Watchers first: no lock is taken from a client that has the image
-	 * open (that would stall its writes, or be an ALUA failover for a
-	 * gateway). Then the lock, so nobody can start writing meanwhile.
-	 */
-	if (foreign_watchers(src, src, dst) || foreign_watchers(dst, src, dst)) {
-		return XT_RBD_UNSAFE_WATCHERS;
-	}
-	if (lock_own(src) < 0 || lock_own(dst) < 0) {
-		return XT_RBD_UNSAFE_LOCK;
-	}
-	return XT_RBD_SAFE;
+	return u;
 }
 
 /* ---- fallback: librbd read + write through this process ------------------ */

@@ -104,6 +104,35 @@ enum xt_rbd_unsafe {
 };
 const char *xt_rbd_unsafe_name(enum xt_rbd_unsafe u);
 
+/* Who holds an image's exclusive lock, as far as this process can tell. */
+enum xt_rbd_lock {
+	XT_RBD_LOCK_NONE,               /* no exclusive-lock feature: any client may write */
+	XT_RBD_LOCK_OURS,               /* this process owns it (explicit mode) */
+	XT_RBD_LOCK_FREE,               /* nobody owns it */
+	XT_RBD_LOCK_OTHER,              /* another client owns it */
+	XT_RBD_LOCK_UNKNOWN,            /* librbd could not say */
+};
+
+/* What the copy-from rule looks at, per image (rbd_copy.c gathers it). */
+struct xt_rbd_facts {
+	int copy_from;                  /* cfg: copyfrom=auto */
+	int geom_known;                 /* geom read now (snapshots, parent change) */
+	struct xt_rbd_geom geom;
+	int journaling;                 /* feature journaling */
+	int watchers_known;             /* rbd_watchers_list answered */
+	unsigned foreign_watchers;      /* watchers other than this process's handles */
+	enum xt_rbd_lock lock;          /* after taking a free lock nobody else watches */
+};
+
+/*
+ * The rule (rbd_rule.c, pure): XT_RBD_SAFE, or why not. image_rule: the
+ * lock and the other clients of one image; copy_rule: both images, their
+ * layout, then image_rule of each.
+ */
+enum xt_rbd_unsafe xt_rbd_image_rule(const struct xt_rbd_facts *f);
+enum xt_rbd_unsafe xt_rbd_copy_rule(const struct xt_rbd_facts *src,
+				    const struct xt_rbd_facts *dst, int same_cluster);
+
 /* Counters of one copy call (added to, never reset by the copy). */
 struct xt_rbd_copy_stats {
 	uint64_t copyfrom_bytes;        /* whole objects moved by RADOS copy-from */

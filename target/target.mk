@@ -16,7 +16,8 @@ TARGET_SRCS := $(filter-out $(TOP)/target/rbd_%.c,$(sort $(wildcard $(TOP)/targe
 TARGET_RBD_LIBS :=
 TARGET_RBD_CXX_OBJ :=
 ifneq ($(TARGET_RBD_HAVE),)
-TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_image.c $(TOP)/target/rbd_copy.c
+TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_rule.c $(TOP)/target/rbd_image.c \
+	$(TOP)/target/rbd_copy.c
 TARGET_RBD_LIBS := -lrbd -lrados -lstdc++
 # not instrumented in the sanitizer plugin either (C++, no ASan runtime needed)
 TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/rados_copy.o

@@ -1,0 +1,123 @@
+#!/bin/bash
+# RBD LUs with a second gateway: a librbd client process in the guest
+# (tests/lab/rbd-gateway.py) has the images open as a standby tcmu-runner
+# gateway does (watching, no lock, no writes). target/README.md, "Standby
+# gateways", says why copy-from stays safe while the lock is ours:
+#   1. with the standby present, sg_xcopy between two RBD LUs goes by RADOS
+#      copy-from (gateway bytes 0), data compared with `rbd export`;
+#   2. the standby takes the destination over in the middle of a copy (breaks
+#      the exclusive lock: we are blocklisted; acquires it; writes a pattern
+#      over the copy's range): the copy ends with an error before
+#      cmd_time_out, and `rbd export` shows the new owner's pattern over the
+#      whole range (nothing of ours landed after the takeover) and the old
+#      data outside it.
+set -euo pipefail
+HERE=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lab/lib.sh
+. "$HERE/../lib.sh"
+# shellcheck source=tests/lab/target-lib.sh
+. "$HERE/../target-lib.sh"
+# shellcheck source=tests/lab/ceph.sh
+. "$HERE/../ceph.sh"
+lab_require_guest
+
+W=/tmp/lab-630
+GW=$HERE/../rbd-gateway.py
+mkdir -p "$W"
+export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_MEM=1G
+M=$((1 << 20))
+pids=()
+
+cleanup() {
+	touch "$W/stop"
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	# our blocklisted handle closes at once once the blocklist is gone
+	timeout 20 ceph osd blocklist clear >/dev/null 2>&1 || true
+	lab_teardown >/dev/null 2>&1 || true
+	ceph_stop "$CEPH_DIR"
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+ceph_lab_start "$W/ceph-start.log"
+sed -n 's/^ceph: /    ceph: /p' "$W/ceph-start.log"
+C="@$CEPH_CONF"
+
+# standby IMAGE TAG [OFF LEN BYTE]: a second gateway on rbd/IMAGE, open when this returns
+standby() {
+	local img=$1 tag=$2 i
+	shift 2
+	rm -f "$W/$tag.ready"
+	"$GW" "$CEPH_CONF" rbd "$img" "$W/$tag.ready" "$W/$tag.go" "$W/$tag.done" "$@" \
+		>"$W/$tag.log" 2>&1 &
+	pids+=($!)
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$W/$tag.ready" ] && return 0
+		sleep 0.05
+	done
+	lab_fail "second gateway on rbd/$img did not open it"; cat "$W/$tag.log"
+	return 1
+}
+
+# --- images: s0 96 MiB random, d0 160 MiB of old data
+head -c $((96 * M)) /dev/urandom >"$W/s0.bin"
+head -c $((160 * M)) /dev/urandom >"$W/d0.bin"
+rbd import --no-progress "$W/s0.bin" rbd/s0 >/dev/null
+rbd import --no-progress "$W/d0.bin" rbd/d0 >/dev/null
+s0=$(lab_user_create s0 xcopy "rbd/rbd/s0$C" 96M)
+d0=$(lab_user_create d0 xcopy "rbd/rbd/d0$C" 160M)
+lab_loop_export "$s0" "$d0" >/dev/null
+sgs=$(lab_sg "$s0"); sgd=$(lab_sg "$d0"); sdd=$(lab_sd "$d0"); sds=$(lab_sd "$s0")
+# the active gateway is this LU: its writes took the images' exclusive locks
+dd if="$W/s0.bin" of="$sds" bs=4k count=1 oflag=direct status=none
+dd if="$W/d0.bin" of="$sdd" bs=4k count=1 oflag=direct status=none
+
+# --- 1. a standby on both images: copy-from all the same
+standby s0 sb-s0
+standby d0 sb-d0
+lab_check "the standby is a watcher of rbd/d0 beside us (rbd status: 2 watchers)" \
+	sh -c "[ \$(rbd status rbd/d0 | grep -c 'watcher=') -ge 2 ]"
+c0=$(xt_stat d0 copyfrom_bytes); g0=$(xt_stat d0 gateway_bytes)
+lab_check "sg_xcopy s0 -> d0, 32 MiB at 0, with a standby gateway on both images" \
+	sg_xcopy bs=512 bpt=8192 if="$sgs" of="$sgd" count=$((32 * M / 512))
+dd if="$W/s0.bin" of="$W/d0.bin" bs=1M count=32 conv=notrunc status=none
+lab_check "  ... by RADOS copy-from: copyfrom_bytes +$(($(xt_stat d0 copyfrom_bytes) - c0)), gateway_bytes +$(($(xt_stat d0 gateway_bytes) - g0))" \
+	sh -c "[ $(($(xt_stat d0 copyfrom_bytes) - c0)) -eq $((32 * M)) ] && [ $(($(xt_stat d0 gateway_bytes) - g0)) -eq 0 ]"
+lab_check "  ... rbd export rbd/d0 equals the model" \
+	sh -c "rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
+touch "$W/sb-s0.go" "$W/sb-d0.go"   # both standbys leave
+wait "${pids[@]}" 2>/dev/null || true
+pids=()
+
+# --- 2. the standby takes d0 over in the middle of a 96 MiB copy to 32 MiB
+OFF=$((32 * M)); LEN=$((96 * M))
+standby d0 tk "$OFF" "$LEN" 0x5a
+tmo=$(cat "$d0/attrib/cmd_time_out")
+c0=$(xt_stat d0 copyfrom_bytes)
+t0=$(date +%s.%N)
+rc=0
+sg_xcopy bs=512 bpt=8192 if="$sgs" of="$sgd" count=$((LEN / 512)) seek=$((OFF / 512)) \
+	>"$W/xcopy.log" 2>&1 &
+xpid=$!
+# the takeover starts once copy-from has moved something (an event, not a time)
+for ((i = 0; i < 2000; i++)); do
+	[ "$(xt_stat d0 copyfrom_bytes)" -gt "$c0" ] && break
+	kill -0 "$xpid" 2>/dev/null || break
+	sleep 0.01
+done
+touch "$W/tk.go"
+wait "$xpid" || rc=$?
+secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+moved=$(($(xt_stat d0 copyfrom_bytes) - c0))
+for ((i = 0; i < 1200; i++)); do [ -e "$W/tk.done" ] && break; sleep 0.05; done
+lab_check "takeover: the second gateway broke our lock, took it and wrote its pattern ($(cat "$W/tk.done" 2>/dev/null || echo -) s to the lock)" \
+	test -e "$W/tk.done"
+lab_check "takeover: the copy ended with an error (sg_xcopy exit $rc) after $((moved >> 20)) of $((LEN >> 20)) MiB by copy-from" \
+	sh -c "[ $rc -ne 0 ] && [ $moved -lt $LEN ]"
+lab_check "takeover: ... in ${secs} s < cmd_time_out ${tmo} s" awk "BEGIN{exit !($secs < $tmo)}"
+sed 's/^/      /' "$W/xcopy.log" | tail -3
+lab_check "takeover: blocklist shows the old owner fenced" sh -c "ceph osd blocklist ls 2>/dev/null | grep -q ."
+head -c "$LEN" /dev/zero | tr '\0' '\132' | dd of="$W/d0.bin" bs=1M seek=32 conv=notrunc status=none
+lab_check "takeover: rbd export rbd/d0 = the new owner's pattern over the range, old data outside" \
+	sh -c "rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
+lab_summary
