@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # tests/bench/guest_rbd.sh: the rbd phase of tests/bench/guest.sh
-# (sourced by it, uses its helpers). A single-node Ceph in the guest
-# (tests/lab/ceph.sh: 1 monitor, 1 memstore OSD, pool rbd, 4 MiB objects).
+# (sourced by it, uses its helpers). A Ceph cluster in the guest
+# (tests/lab/ceph.sh: 1 monitor, BENCH_RBD_OSDS memstore OSDs, default "1 3":
+# the rows once per count, pool rbd, 4 MiB objects).
 # rbd.csv: one object-aligned copy of RBD_SIZE (BENCH_RBD_SIZE, default 1G)
 # of random data, each through tcm_loop's devices (SG_IO, one transport):
 #   plugin  libxcopy's EXTENDED COPY (xcbench copy) from a user:xcopy LU on
@@ -15,8 +16,9 @@
 #   host    dd O_DIRECT, 4 MiB blocks, between the user:xcopy LUs' /dev/sdX
 #           (the initiator reads and writes every byte)
 # Verified: `rbd export` of the destination range has the source's md5.
-# CPU seconds (user + system) of the gateway (tcmu-runner) and of the OSD
-# during each copy: where the work went, beside where the bytes went.
+# CPU seconds (user + system) of the gateway (tcmu-runner) and of the OSDs
+# (all of them) during each copy: where the work went, beside where the
+# bytes went.
 # The phase needs the guest RAM for the OSD: ~2 x RBD_SIZE in memstore (the
 # core row's image is deleted before the others are made) + RBD_SIZE of
 # source file in /tmp while importing.
@@ -29,6 +31,15 @@ rbd_md5() {   # IMAGE OFF LEN: md5 of LEN bytes at OFF of the image, as librbd r
 # cpu_ticks PID: user + system clock ticks of a process so far (0: gone)
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# osd_ticks: cpu_ticks summed over every OSD of the cluster
+osd_ticks() {
+	local p t=0
+	for p in "$CEPH_DIR"/run/osd.*.pid; do
+		[ -e "$p" ] && t=$((t + $(cpu_ticks "$(cat "$p")")))
+	done
+	echo "$t"
+}
+
 # rbdrow PATH SIZE SRC_SG DST_SG DOFF LU...: one copy, timed; stats of the LUs summed
 rbdrow() {
 	local path=$1 S=$2 sgs=$3 sgd=$4 doff=$5 img=$6 st t0 t1 k lu
@@ -40,10 +51,10 @@ rbdrow() {
 		for lu in "$@"; do p0[$k]=$((p0[$k] + $(pstat "$lu" "$k"))); done
 	done
 	st=$W/rbd-$path.out
-	local gw osd g0 o0 hz
-	gw=$(pidof tcmu-runner | cut -d' ' -f1); osd=$(cat "$CEPH_DIR/run/osd.0.pid" 2>/dev/null)
+	local gw g0 o0 hz
+	gw=$(pidof tcmu-runner | cut -d' ' -f1)
 	hz=$(getconf CLK_TCK)
-	g0=$(cpu_ticks "$gw"); o0=$(cpu_ticks "$osd")
+	g0=$(cpu_ticks "$gw"); o0=$(osd_ticks)
 	if [ "$path" = host ]; then
 		t0=$EPOCHREALTIME
 		dd if="$sgs" of="$sgd" bs=4M count=$((S >> 22)) iflag=direct oflag=direct \
@@ -56,27 +67,37 @@ rbdrow() {
 		t1=$(cval "$st" copy_t1)
 	fi
 	g0=$(awk -v a="$g0" -v b="$(cpu_ticks "$gw")" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }')
-	o0=$(awk -v a="$o0" -v b="$(cpu_ticks "$osd")" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }')
+	o0=$(awk -v a="$o0" -v b="$(osd_ticks)" -v h="$hz" 'BEGIN { printf "%.2f", (b - a) / h }')
 	for k in copyfrom_bytes gateway_bytes commands; do
 		p1[$k]=0
 		for lu in "$@"; do p1[$k]=$((p1[$k] + $(pstat "$lu" "$k"))); done
 	done
 	# offloaded_B / fallback_B: what libxcopy sent as EXTENDED COPY / copied itself
-	echo "$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO),$g0,$o0" \
+	echo "$RBD_OSDS,$path,$S,$(secs "$t0" "$t1"),$((p1[copyfrom_bytes] - p0[copyfrom_bytes])),$((p1[gateway_bytes] - p0[gateway_bytes])),$(cval "$st" xcopy_cmds),$(cval "$st" offloaded_B),$(cval "$st" fallback_B),$([ "$(rbd_md5 "$img" "$doff" "$S")" = "$RBD_MD5" ] && echo yes || echo NO),$g0,$o0" \
 		>>"$OUT/rbd.csv"
 	tail -1 "$OUT/rbd.csv" >&2
 }
 
 rbdphase() {
-	local S src so sa sb g
-	S=$(lab_size_bytes "${BENCH_RBD_SIZE:-1G}")
-	say "RBD: user:xcopy vs handler_rbd, $S bytes"
-	echo "path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified,gw_cpu_s,osd_cpu_s" >"$OUT/rbd.csv"
+	local n
+	say "RBD: user:xcopy vs handler_rbd, ${BENCH_RBD_SIZE:-1G} per copy, OSDs: ${BENCH_RBD_OSDS:-1 3}"
+	echo "osds,path,size,secs,copyfrom_B,gateway_B,xcopy_cmds,offloaded_B,fallback_B,verified,gw_cpu_s,osd_cpu_s" >"$OUT/rbd.csv"
 	# shellcheck source=tests/lab/ceph.sh
 	. "$HERE/../lab/ceph.sh"
-	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_MEM=$((2 * S + (512 << 20)))
+	for n in ${BENCH_RBD_OSDS:-1 3}; do
+		rbd_cluster_rows "$n"
+	done
+}
+
+# rbd_cluster_rows N: the three rows on a fresh cluster of N OSDs
+rbd_cluster_rows() {
+	local S src so sa sb g
+	S=$(lab_size_bytes "${BENCH_RBD_SIZE:-1G}")
+	RBD_OSDS=$1
+	# memstore per OSD: its share of 2 x S (source and destination) and room
+	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_OSDS=$1 CEPH_MEM=$((2 * S / $1 + (512 << 20)))
 	if ! ceph_start "$CEPH_DIR" 2>"$W/ceph-start.log"; then
-		log "rbd: Ceph did not start: $(tail -3 "$W/ceph-start.log")"
+		log "rbd: Ceph ($1 OSDs) did not start: $(tail -3 "$W/ceph-start.log")"
 		return 0
 	fi
 	sed -n 's/^ceph: /rbd: ceph: /p' "$W/ceph-start.log" | while read -r l; do log "$l"; done

@@ -24,9 +24,11 @@
 # - No ceph-mgr: pools, images and RADOS I/O do not need it (only PG
 #   statistics and `ceph -s` health do). Readiness is therefore probed with a
 #   real RADOS write (`rados put`) instead of `ceph pg stat`.
-# - Pool size 1 (one OSD), crush failure domain "osd".
+# - Pool size 1 (objects on one OSD each), crush failure domain "osd": with
+#   CEPH_OSDS > 1 the objects of an image spread over the OSDs (their PGs).
 #
-# Environment: CEPH_DIR (default /tmp/ceph), CEPH_POOL (rbd), CEPH_MEM (512M),
+# Environment: CEPH_DIR (default /tmp/ceph), CEPH_POOL (rbd), CEPH_MEM (512M, per OSD),
+# CEPH_OSDS (1: OSDs in the one guest, each a memstore of CEPH_MEM),
 # CEPH_TIMEOUT (s, default 120) bounds the wait for readiness.
 
 ceph__dir() { echo "${1:-${CEPH_DIR:-/tmp/ceph}}"; }
@@ -84,31 +86,39 @@ lab_size_bytes_() {
 # ceph_start [DIR]: prints "ceph: cluster ready in N s" on stderr; exports
 # CEPH_CONF (librados/librbd and the CLIs read it).
 ceph_start() {
-	local d t0 fsid osd_uuid i secs
+	local d t0 fsid osd_uuid i k n=${CEPH_OSDS:-1} secs ok
 	d=$(ceph__dir "${1:-}")
 	t0=$(date +%s.%N)
-	mkdir -p "$d/run" "$d/log" "$d/mon.a" "$d/osd.0"
+	mkdir -p "$d/run" "$d/log" "$d/mon.a"
 	read -r fsid </proc/sys/kernel/random/uuid
-	read -r osd_uuid </proc/sys/kernel/random/uuid
 	ceph__conf "$d" "$fsid" >"$d/ceph.conf"
 	export CEPH_CONF=$d/ceph.conf
 	monmaptool --create --clobber --fsid "$fsid" --addv a '[v2:127.0.0.1:3300]' \
 		"$d/monmap" >/dev/null || return 1
 	ceph-mon --mkfs -i a --monmap "$d/monmap" -c "$CEPH_CONF" || return 1
 	ceph-mon -i a -c "$CEPH_CONF" || return 1
-	# the OSD's id is allocated by the monitor (osd new), then the store made
-	ceph -c "$CEPH_CONF" --connect-timeout 30 osd new "$osd_uuid" >/dev/null || return 1
-	ceph-osd -i 0 -c "$CEPH_CONF" --mkfs --osd-uuid "$osd_uuid" 2>"$d/log/osd-mkfs.err" ||
-		{ cat "$d/log/osd-mkfs.err" >&2; return 1; }
-	ceph-osd -i 0 -c "$CEPH_CONF" || return 1
+	# each OSD's id is allocated by the monitor (osd new: 0, 1, ...), then its store made
+	for ((k = 0; k < n; k++)); do
+		mkdir -p "$d/osd.$k"
+		read -r osd_uuid </proc/sys/kernel/random/uuid
+		ceph -c "$CEPH_CONF" --connect-timeout 30 osd new "$osd_uuid" >/dev/null || return 1
+		ceph-osd -i "$k" -c "$CEPH_CONF" --mkfs --osd-uuid "$osd_uuid" 2>"$d/log/osd-mkfs.err" ||
+			{ cat "$d/log/osd-mkfs.err" >&2; return 1; }
+		ceph-osd -i "$k" -c "$CEPH_CONF" || return 1
+	done
 	ceph -c "$CEPH_CONF" osd pool create "${CEPH_POOL:-rbd}" 8 8 >/dev/null 2>&1 || return 1
 	ceph -c "$CEPH_CONF" osd pool application enable "${CEPH_POOL:-rbd}" rbd >/dev/null 2>&1 || return 1
-	# ready = a RADOS write to the pool succeeds (its PGs are active on osd.0)
+	# ready = RADOS writes to the pool succeed (16 objects: every one of its 8 PGs, likely)
 	for ((i = 0; i < ${CEPH_TIMEOUT:-120}; i++)); do
-		if printf ready | timeout 5 rados -c "$CEPH_CONF" -p "${CEPH_POOL:-rbd}" put .ready - 2>/dev/null; then
+		ok=1
+		for ((k = 0; k < (n > 1 ? 16 : 1); k++)); do
+			printf ready | timeout 5 rados -c "$CEPH_CONF" -p "${CEPH_POOL:-rbd}" put ".ready$k" - \
+				2>/dev/null || { ok=0; break; }
+		done
+		if [ "$ok" = 1 ]; then
 			secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
-			printf 'ceph: cluster ready in %s s (1 mon, 1 memstore osd, pool %s)\n' \
-				"$secs" "${CEPH_POOL:-rbd}" >&2
+			printf 'ceph: cluster ready in %s s (1 mon, %s memstore osd, pool %s)\n' \
+				"$secs" "$n" "${CEPH_POOL:-rbd}" >&2
 			return 0
 		fi
 		sleep 1
