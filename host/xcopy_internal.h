@@ -16,6 +16,7 @@
 #include "xcm/initiator.h"
 #include "xcm/xcm.h"
 #include "xcopy.h"
+#include "base/xch_base.h"
 
 /* ------------------------------------------------------------------------ */
 /* Transport: one CDB with data in or out, status, sense and residual.       */
@@ -338,13 +339,6 @@ int xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct
 enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
 					       const struct xcopy_dev *dst);
 
-void xch_stats_fallback(struct xcopy_stats *st, enum xcopy_fallback_reason why, uint64_t bytes);
-/*
- * XCOPY_REQUIRE_OFFLOAD refused a range for why: -EXDEV or -EOPNOTSUPP, and
- * the range counted under why with 0 bytes, so the caller can name the reason.
- */
-int xch_required_errno(struct xcopy_stats *st, enum xcopy_fallback_reason why);
-
 /* ------------------------------------------------------------------------ */
 /* Commands in flight (inflight.c)                                            */
 /* ------------------------------------------------------------------------ */
@@ -490,29 +484,5 @@ int xch_blk_window(const struct xch_blk *b, uint32_t block_size, uint64_t lu_blo
 		   uint64_t dev_bytes, struct xch_window *out);
 /* lba .. lba + n lies inside the handle's window: 0 or -ERANGE. */
 int xch_dev_range_check(const struct xcopy_dev *d, uint64_t lba, uint64_t n);
-
-/* ------------------------------------------------------------------------ */
-/* Logging                                                                    */
-/* ------------------------------------------------------------------------ */
-
-void xch_log(enum xcopy_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/*
- * Progress of the outermost public copy call: begin(total) / end() around
- * it (nested calls add to the outer one), add() wherever bytes are done.
- * Per call: the calling thread's own state; a worker thread reports into
- * the state of the call it works for (current() in the caller, adopt() in
- * the worker; xch_pool_run does both).
- */
-struct xch_progress;
-void xch_progress_begin(uint64_t total);
-void xch_progress_add(enum xcopy_method m, uint64_t bytes);
-void xch_progress_end(void);
-struct xch_progress *xch_progress_current(void);
-void xch_progress_adopt(struct xch_progress *p);
-
-#define XCH_ERR(...) xch_log(XCOPY_LOG_ERROR, __VA_ARGS__)
-#define XCH_WARN(...) xch_log(XCOPY_LOG_WARN, __VA_ARGS__)
-#define XCH_INFO(...) xch_log(XCOPY_LOG_INFO, __VA_ARGS__)
-#define XCH_DBG(...) xch_log(XCOPY_LOG_DEBUG, __VA_ARGS__)
 
 #endif /* XCOPY_INTERNAL_H */
