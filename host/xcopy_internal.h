@@ -17,48 +17,7 @@
 #include "xcm/xcm.h"
 #include "xcopy.h"
 #include "base/xch_base.h"
-
-/* ------------------------------------------------------------------------ */
-/* Transport: one CDB with data in or out, status, sense and residual.       */
-/* ------------------------------------------------------------------------ */
-
-enum xch_dir {
-	XCH_DIR_NONE = 0,
-	XCH_DIR_IN,            /* from the device */
-	XCH_DIR_OUT,           /* to the device */
-};
-
-struct xch_cmd {
-	/* in */
-	const uint8_t *cdb;
-	uint8_t cdb_len;
-	enum xch_dir dir;
-	void *buf;
-	size_t len;
-	unsigned timeout_s;
-	/* out (valid when exec returned 0) */
-	uint8_t status;        /* SCSI status */
-	uint8_t sense_len;
-	uint8_t sense[XCM_SENSE_MAX];
-	size_t resid;          /* bytes not transferred */
-};
-
-struct xch_transport_ops {
-	const char *name;
-	/*
-	 * 0 once the device returned a SCSI status (cmd->status, sense and
-	 * resid filled); -errno when no status came back (-EPERM: the kernel
-	 * refused the opcode, -ETIMEDOUT, -EIO, -ENOTCONN).
-	 */
-	int (*exec)(void *ctx, struct xch_cmd *cmd);
-	void (*close)(void *ctx);
-	bool concurrent;       /* exec may run in several threads at once */
-};
-
-/* SG_IO through libsgutils2 on an open /dev/sdX or /dev/sgN path. */
-int xch_sg_open(const char *path, const struct xch_transport_ops **ops, void **ctx);
-/* libiscsi session for iscsi://host[:port]/iqn/lun. */
-int xch_iscsi_open(const char *url, const struct xch_transport_ops **ops, void **ctx);
+#include "transport/xch_transport.h"
 
 /* ------------------------------------------------------------------------ */
 /* Device handle                                                              */
@@ -342,9 +301,6 @@ enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
 /* ------------------------------------------------------------------------ */
 /* Commands in flight (inflight.c)                                            */
 /* ------------------------------------------------------------------------ */
-
-/* Most EXTENDED COPY commands one copy keeps outstanding (sg: 16 per fd). */
-#define XCH_INFLIGHT_MAX 16u
 
 /* The caller's setting: xcopy_set_inflight(), else XCOPY_INFLIGHT, else 1. */
 unsigned xch_inflight_wanted(void);
