@@ -1,25 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libxcopy internals: the transport seam, the device handle, the planner, the
- * sense -> fallback decision and the FIEMAP mapping. Everything here is
- * host-internal (xch_ prefix, hidden by the version script) and is what the
- * unit tests drive directly.
+ * host/file/: files to extents to LU blocks: FIEMAP and the extent pairing
+ * (fiemap.c), the device handles under file systems (file_dev.c), the host's
+ * own copies (file_host.c), xcopy_file_range() (file.c) and the plans
+ * (plan_api.c). Host-internal (xch_ prefix, hidden by the version script).
  */
-#ifndef XCOPY_INTERNAL_H
-#define XCOPY_INTERNAL_H
+#ifndef XCH_FILE_H
+#define XCH_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "xcm/initiator.h"
-#include "xcm/xcm.h"
 #include "xcopy.h"
-#include "base/xch_base.h"
-#include "transport/xch_transport.h"
-#include "device/xch_device.h"
 #include "copy/xch_copy.h"
+#include "device/xch_device.h"
 
 /* ------------------------------------------------------------------------ */
 /* Files: FIEMAP and the extent pairing                                       */
@@ -105,4 +101,4 @@ int xch_map_pieces(const struct xch_fext *src, size_t ns, const struct xch_fext 
 		   uint64_t off_in, uint64_t off_out, uint64_t len, uint32_t bs,
 		   struct xch_piece **out, size_t *n);
 
-#endif /* XCOPY_INTERNAL_H */
+#endif /* XCH_FILE_H */
