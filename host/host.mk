@@ -1,5 +1,8 @@
 # host/: libxcopy (static + shared, version script, pkg-config) and the xcp CLI.
-HOST_SRCS := $(sort $(wildcard $(TOP)/host/*.c))
+# libxcopy's folders, bottom up (host/README.md, host/layers.conf); host/cli/
+# (xcp) and host/preload/ are built on their own below.
+HOST_LIB_DIRS := base transport device copy file
+HOST_SRCS := $(sort $(foreach d,$(HOST_LIB_DIRS),$(wildcard $(TOP)/host/$(d)/*.c)))
 HOST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(HOST_SRCS))
 HOST_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(HOST_SRCS))
 HOST_LIBS := $(ISCSI_LIBS) $(SGUTILS_LIBS) -ldevmapper -lpthread

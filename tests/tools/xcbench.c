@@ -31,7 +31,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
-#include "xcopy_internal.h"
+#include "file/xch_file.h"
 
 enum {
 	CHUNK = 1 << 20,

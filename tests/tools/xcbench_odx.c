@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "xcm/token.h"
-#include "xcopy_internal.h"
+#include "copy/xch_copy.h"
 
 int xcbench_odx(int argc, char **argv);
 int xcbench_sg_run(const char *dev, struct xch_cmd *c);

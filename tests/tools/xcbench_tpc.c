@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "xcm/lid4.h"
-#include "xcopy_internal.h"
+#include "copy/xch_copy.h"
 
 enum {
 	SEG_BLOCKS = 8192,   /* 4 MiB of 512-byte blocks: the target's maximum segment length */

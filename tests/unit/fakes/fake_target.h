@@ -23,7 +23,7 @@
 #include <pthread.h>
 
 #include "xcm/token.h"
-#include "xcopy_internal.h"
+#include "copy/xch_copy.h"
 
 enum {
 	FK_LUS = 2,

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fake_target.h"
+#include "file/xch_file.h"
 #include "ut.h"
 #include "xcopy.h"
 

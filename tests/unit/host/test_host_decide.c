@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "copy/xch_copy.h"
 
 static void
 ut_cmd_with(struct xch_cmd *c, const struct xcm_err *e, bool desc)

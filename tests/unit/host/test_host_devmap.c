@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "device/xch_device.h"
 
 static void
 devmap_whole_scsi_disk_is_identity(void)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "copy/xch_copy.h"
 
 /* ---------------------------------------------------------------- parsing */
 

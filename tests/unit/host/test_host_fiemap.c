@@ -15,7 +15,7 @@
 #include <linux/fiemap.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "file/xch_file.h"
 
 static const struct {
 	uint32_t flags;

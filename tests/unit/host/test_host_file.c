@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "file/xch_file.h"
 
 /* An unlinked file in a fresh mkdtemp directory (removed at once). */
 static int

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "copy/xch_copy.h"
 
 static struct xch_plan_limits
 lim_make(uint32_t ncscd, uint32_t max_seg, uint32_t list_len, uint32_t seg_blocks)

@@ -8,7 +8,7 @@
 
 #include "xcp.h"
 #include "ut.h"
-#include "xcopy_internal.h"
+#include "file/xch_file.h"
 
 static void
 xcp_fmt_bytes_units(void)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xcopy_internal.h"
+#include "xch_device.h"
 
 enum {
 	MAX_TOKENS = 1024,

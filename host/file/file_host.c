@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_file.h"
 #include "xos.h"
 
 enum {

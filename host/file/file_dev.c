@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_file.h"
 
 enum {
 	CACHE_SLOTS = 8,

@@ -14,7 +14,7 @@
 #include <scsi/sg_lib.h>
 #include <scsi/sg_pt.h>
 
-#include "xcopy_internal.h"
+#include "xch_transport.h"
 
 struct sg_ctx {
 	int fd;

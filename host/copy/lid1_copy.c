@@ -19,7 +19,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_copy.h"
 
 enum {
 	XCOPY_TIMEOUT_S = 600,

@@ -22,7 +22,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_device.h"
 
 enum {
 	DM_MAX_DEPTH = 8,       /* volumes stacked on volumes */

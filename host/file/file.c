@@ -25,7 +25,8 @@
 
 #include <linux/falloc.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_file.h"
 
 #ifndef FALLOC_FL_WRITE_ZEROES
 /* Linux 6.17: allocate written, zeroed blocks (headers may predate it) */

@@ -13,7 +13,7 @@
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 
-#include "xcopy_internal.h"
+#include "xch_file.h"
 
 int
 xch_kernel_at_least(const char *release, int major, int minor)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xcopy_internal.h"
+#include "xch_device.h"
 #include "xos.h"
 
 enum {

@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "xcm/token.h"
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_copy.h"
 #include "xos.h"
 
 enum {

@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "xcopy_internal.h"
+#include "xch_copy.h"
 
 struct rule {
 	uint8_t key;

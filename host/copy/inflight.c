@@ -14,7 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_copy.h"
 
 static unsigned g_inflight;      /* 0: XCOPY_INFLIGHT from the environment, else 1 */
 

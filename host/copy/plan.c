@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "xcopy_internal.h"
+#include "xch_copy.h"
 #include "xos.h"
 
 /* SPC-4 6.4.5.4: the 02h descriptor's BLOCK DEVICE NUMBER OF BLOCKS is 16 bits */

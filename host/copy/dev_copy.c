@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * xcopy_dev_copy(): an LBA range of one handle to another through the
- * offload loop (copy.c), or the device-mapper copy (dm_copy.c); ranges the
+ * offload loop (lid1_copy.c), or the device-mapper copy (dm_copy.c); ranges the
  * copy manager does not do are read and written by the host.
  */
 #include <errno.h>
@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_copy.h"
 
 struct dev_fb {
 	struct xcopy_dev *src;

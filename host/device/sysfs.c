@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "xch_device.h"
 
 static int
 read_line(const char *dir, const char *name, char *buf, size_t cap)

@@ -29,7 +29,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_device.h"
 #include "xos.h"
 
 enum {

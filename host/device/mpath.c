@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_device.h"
 
 enum {
 	ASC_LU_NOT_SUPPORTED = 0x2500,  /* SPC-4: LOGICAL UNIT NOT SUPPORTED */

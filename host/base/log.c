@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "xcopy_internal.h"
+#include "xch_base.h"
 
 static xcopy_log_fn g_log_fn;
 static enum xcopy_log_level g_log_max = XCOPY_LOG_ERROR;

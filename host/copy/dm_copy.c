@@ -16,7 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_copy.h"
 
 /* A run on the devices underneath, in the order it was cut. */
 struct run {

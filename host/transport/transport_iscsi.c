@@ -15,7 +15,8 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-#include "xcopy_internal.h"
+#include "base/xch_base.h"
+#include "xch_transport.h"
 
 #define XCH_INITIATOR_IQN "iqn.2024-01.org.xcopy:libxcopy"
 

@@ -18,7 +18,7 @@
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 
-#include "xcopy_internal.h"
+#include "xch_file.h"
 
 enum {
 	FIEMAP_BATCH = 256,

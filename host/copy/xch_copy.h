@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * host/copy/: runs of LU blocks copied between device handles: the planner
+ * (plan.c), EXTENDED COPY LID1 (lid1_copy.c) and ROD tokens (token_copy.c)
+ * with the sense decision (decide.c) and the commands in flight
+ * (inflight.c), copies through device-mapper maps (dm_copy.c) and
+ * xcopy_dev_copy() (dev_copy.c). Host-internal (xch_ prefix, hidden by the
+ * version script).
+ */
+#ifndef XCH_COPY_H
+#define XCH_COPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xcopy.h"
+#include "device/xch_device.h"
+
+/* ------------------------------------------------------------------------ */
+/* Planner                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A run of blocks to copy: LBAs are whole-LU addresses. */
+struct xch_pair {
+	uint64_t src_lba;
+	uint64_t dst_lba;
+	uint64_t nblocks;
+	uint64_t src_off;      /* caller's coordinates for fallback (file offsets, bytes) */
+	uint64_t dst_off;
+};
+
+struct xch_seg {
+	uint32_t pair;         /* index into the pairs */
+	uint64_t skip;         /* blocks into the pair */
+	uint32_t nblocks;      /* <= 65535 */
+};
+
+struct xch_cmdplan {
+	uint32_t first;        /* first segment */
+	uint32_t nseg;
+};
+
+struct xch_plan {
+	struct xch_seg *seg;
+	size_t nseg;
+	struct xch_cmdplan *cmd;
+	size_t ncmd;
+};
+
+struct xch_plan_limits {
+	uint32_t ncscd;            /* CSCD descriptors every list carries (1 or 2) */
+	uint32_t max_seg;          /* segment descriptors per command */
+	uint32_t max_desc_list_len;
+	uint32_t max_seg_blocks;   /* min(65535, MAXIMUM SEGMENT LENGTH / block size), and
+				    * XCH_SEG_PREF_BYTES when the target takes > 1 segment */
+};
+
+/* Effective limits for a copy between two handles (the smaller of each). */
+void xch_plan_limits_get(const struct xcopy_dev *src, const struct xcopy_dev *dst, uint32_t ncscd,
+			 struct xch_plan_limits *out);
+/*
+ * Split pairs into segments (at max_seg_blocks) and pack them into commands
+ * (count and descriptor-list-length limits). 0, -EINVAL (limits leave no
+ * room for a segment), -ENOMEM. Free with xch_plan_free.
+ */
+int xch_plan_build(const struct xch_pair *pairs, size_t n, const struct xch_plan_limits *lim,
+		   struct xch_plan *out);
+void xch_plan_free(struct xch_plan *p);
+
+/* ------------------------------------------------------------------------ */
+/* Sense -> what to do                                                        */
+/* ------------------------------------------------------------------------ */
+
+enum xch_action {
+	XCH_ACT_DONE = 0,       /* GOOD */
+	XCH_ACT_RETRY,          /* transient (UNIT ATTENTION, BUSY...): resend */
+	XCH_ACT_NEW_LIST_ID,    /* OPERATION IN PROGRESS: resend with another id */
+	XCH_ACT_SHRINK,         /* too many descriptors: resend one segment per command */
+	XCH_ACT_OTHER_SIDE,     /* copy target not reachable from here: try the other LU */
+	XCH_ACT_FALLBACK,       /* this range only */
+	XCH_ACT_DISABLE,        /* definitive "not supported": no offload on this device */
+};
+
+struct xch_verdict {
+	enum xch_action act;
+	enum xcopy_fallback_reason reason;
+	uint32_t segs_done;     /* segments known complete (COPY ABORTED with CSI) */
+};
+
+/* Decide from the transport result of an EXTENDED COPY carrying nseg segments. */
+void xch_decide(int exec_rc, const struct xch_cmd *c, uint32_t nseg, struct xch_verdict *v);
+
+/* ------------------------------------------------------------------------ */
+/* Copy engine shared by files and devices                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Copy pair[i] blocks [skip, skip + nblocks) some other way. 0 or -errno. */
+typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t skip,
+			       uint64_t nblocks, enum xcopy_fallback_reason why);
+
+/*
+ * The ROD token path (token_copy.c): the pairs through POPULATE TOKEN,
+ * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN (SBC-4 5.8, 5.55;
+ * SPC-4 6.19.4), same contract as xch_copy_pairs. xch_use_tokens: whether
+ * the call's flags and the handles choose this path.
+ */
+int xch_token_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst,
+			 const struct xch_pair *pairs, size_t n, unsigned flags,
+			 struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+bool xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags);
+/* A LIST IDENTIFIER for token commands: pid-based start, no reuse in-process. */
+uint32_t xch_lid4_next(void);
+/* Every XCOPY_* flag; the combinations xcopy_file_range() and xcopy_dev_copy() accept. */
+#define XCH_FLAGS_ALL                                                                      \
+	(XCOPY_REQUIRE_OFFLOAD | XCOPY_NO_OFFLOAD | XCOPY_USE_LID1 | XCOPY_USE_TOKENS |     \
+	 XCOPY_STATS_METHODS)
+int xch_flags_check(unsigned flags);
+
+/*
+ * Offload pairs from src to dst (whole-LU LBAs), calling fb for every range
+ * the copy manager did not do. With XCOPY_REQUIRE_OFFLOAD returns
+ * -EOPNOTSUPP / -EXDEV instead of calling fb. 0 or -errno.
+ */
+int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+/*
+ * xch_copy_pairs for pairs addressing mapped volumes (or one volume and a
+ * plain handle): pairs cut at every piece boundary and sent to the devices
+ * underneath, tables checked before and after (a change: every pair goes to
+ * fb with XCOPY_FB_MAPPING_MOVED, what was offloaded uncounted).
+ */
+int xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+		      size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
+		      void *fbarg);
+/*
+ * xcopy_dev_copy() where src or dst is a mapped volume: handle-relative
+ * LBAs through xch_dm_copy_pairs, what is not offloaded read and written
+ * here, the destination's page cache dropped.
+ */
+int xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
+		uint64_t nblocks, unsigned flags, struct xcopy_stats *st);
+
+/* The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE. */
+enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
+					       const struct xcopy_dev *dst);
+
+/* ------------------------------------------------------------------------ */
+/* Commands in flight (inflight.c)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The caller's setting: xcopy_set_inflight(), else XCOPY_INFLIGHT, else 1. */
+unsigned xch_inflight_wanted(void);
+/* What one handle can carry at once (transport, the copy manager's limits). */
+unsigned xch_inflight_cap(const struct xcopy_dev *d);
+/* LIST ID USAGE 10b ids distinct among outstanding commands (caller locks). */
+uint8_t xch_list_id_get(struct xcopy_dev *d);
+void xch_list_id_put(struct xcopy_dev *d, uint8_t id);
+/* fn(args[0]) here, fn(args[1..n-1]) in threads; joined. Returns threads run. */
+unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
+/*
+ * Test seam, NULL in the library: called with +n before a pool's n workers
+ * start and with -1 as each one returns (or is never started), so a fake
+ * target can tell when every worker of a copy is waiting on it.
+ */
+extern void (*xch_pool_watch)(int delta);
+
+#endif /* XCH_COPY_H */
