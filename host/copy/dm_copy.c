@@ -194,53 +194,12 @@ xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch
 	return redo_all(pairs, n, src->caps.block_size, flags, st, fb, fbarg);
 }
 
-struct node_fb {
-	struct xcopy_dev *src, *dst;
-	struct xcopy_stats *st;
-	uint8_t *buf;
-	uint32_t chunk;
-};
-
-/*
- * Device copies: what the copy manager did not do is read and written
- * through the handles the caller opened (the volumes' own nodes, or READ and
- * WRITE on a plain LU), addressed by the caller's coordinates (src_off and
- * dst_off are byte addresses in each handle's LBA space).
- */
-static int
-node_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
-	      enum xcopy_fallback_reason why)
-{
-	struct node_fb *f = arg;
-	uint32_t bs = f->src->caps.block_size;
-	uint64_t sl = p->src_off / bs + skip, dl = p->dst_off / bs + skip, done = 0;
-	int rc;
-
-	(void)why;
-	while (done < nblocks) {
-		uint32_t k = nblocks - done < f->chunk ? (uint32_t)(nblocks - done) : f->chunk;
-
-		rc = xch_dev_read(f->src, sl + done, k, f->buf, f->st);
-		if (rc == 0) {
-			rc = xch_dev_write(f->dst, dl + done, k, f->buf, f->st);
-		}
-		if (rc != 0) {
-			return rc;
-		}
-		if (f->st != NULL) {
-			f->st->bytes_fallback += (uint64_t)k * bs;
-		}
-		done += k;
-	}
-	return 0;
-}
-
 int
 xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
 	    uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
 {
 	uint32_t bs = src->caps.block_size;
-	struct node_fb f = { .src = src, .dst = dst, .st = st };
+	struct xch_rw_fb f;
 	struct xch_pair p;
 	int rc;
 
@@ -249,14 +208,15 @@ xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint
 	p.nblocks = nblocks;
 	p.src_off = p.src_lba * bs;
 	p.dst_off = p.dst_lba * bs;
-	f.chunk = (4u << 20) / bs;
-	f.chunk = f.chunk == 0 ? 1 : f.chunk;
-	f.buf = malloc((size_t)f.chunk * bs);
-	if (f.buf == NULL) {
-		return -ENOMEM;
-	}
-	rc = xch_dm_copy_pairs(src, dst, &p, 1, flags, st, node_fallback, &f);
-	free(f.buf);
+	/*
+	 * What the copy manager did not do is read and written through the
+	 * handles the caller opened (the volumes' own nodes, or READ and WRITE
+	 * on a plain LU), addressed by the caller's coordinates (src_off and
+	 * dst_off are byte addresses in each handle's LBA space).
+	 */
+	xch_rw_fb_init(&f, src, dst, st, true);
+	rc = xch_dm_copy_pairs(src, dst, &p, 1, flags, st, xch_rw_fallback, &f);
+	xch_rw_fb_fini(&f);
 	/* what the fallback wrote through a volume's node is on the medium */
 	if (rc == 0 && dst->dm != NULL && dst->host_fd >= 0 && fdatasync(dst->host_fd) != 0) {
 		rc = -errno;

@@ -6,10 +6,11 @@
  * source), decide from the sense, and hand every range the copy manager did
  * not do to the caller's fallback. Up to xch_inflight_wanted() commands are
  * outstanding at once (inflight.c): every worker takes the next planned
- * command, and everything but the EXTENDED COPY itself (planning state,
- * statistics, progress, list ids, fallbacks) runs under the copy's lock, so
- * the accounting is that of the sequential loop and a failed command falls
- * back exactly its own segments.
+ * command, and everything but the EXTENDED COPY itself and the host's copy
+ * of a range that falls back (planning state, statistics, list ids) runs
+ * under the copy's lock, so the accounting is that of the sequential loop
+ * and a failed command falls back exactly its own segments, while the other
+ * workers keep their commands in flight.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -220,7 +221,14 @@ fallback_segs(struct run *r, uint32_t first, uint32_t nseg, enum xcopy_fallback_
 		const struct xch_seg *sg = &r->plan.seg[first + i];
 		uint64_t bytes = (uint64_t)sg->nblocks * r->src->caps.block_size;
 
+		/*
+		 * The host copies without the copy's lock: the other workers go on
+		 * sending their commands meanwhile (the plan and the pairs do not
+		 * change; the callback's progress has its own lock).
+		 */
+		pthread_mutex_unlock(&r->mu);
 		rc = r->fb(r->fbarg, &r->pairs[sg->pair], sg->skip, sg->nblocks, why);
+		pthread_mutex_lock(&r->mu);
 		if (rc != 0) {
 			return rc;
 		}

@@ -10,6 +10,7 @@
 #ifndef XCH_COPY_H
 #define XCH_COPY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -95,7 +96,11 @@ void xch_decide(int exec_rc, const struct xch_cmd *c, uint32_t nseg, struct xch_
 /* Copy engine shared by files and devices                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Copy pair[i] blocks [skip, skip + nblocks) some other way. 0 or -errno. */
+/*
+ * Copy pair[i] blocks [skip, skip + nblocks) some other way. 0 or -errno.
+ * Called without the copy's lock: several in-flight workers of one copy
+ * may call it at once.
+ */
 typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t skip,
 			       uint64_t nblocks, enum xcopy_fallback_reason why);
 
@@ -124,6 +129,24 @@ int xch_flags_check(unsigned flags);
  */
 int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+/*
+ * The host's READ/WRITE fallback of device copies (dev_copy.c): pairs
+ * addressed by LBA (p->src_lba), or with by_off by byte address in each
+ * handle's LBA space (p->src_off, device-mapper pieces). Each call has its
+ * own buffer; the counters go into st under mu.
+ */
+struct xch_rw_fb {
+	struct xcopy_dev *src, *dst;
+	struct xcopy_stats *st;
+	pthread_mutex_t mu;
+	uint32_t chunk;        /* blocks per READ/WRITE pair */
+	bool by_off;
+};
+void xch_rw_fb_init(struct xch_rw_fb *f, struct xcopy_dev *src, struct xcopy_dev *dst,
+		    struct xcopy_stats *st, bool by_off);
+void xch_rw_fb_fini(struct xch_rw_fb *f);
+int xch_rw_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
+		    enum xcopy_fallback_reason why);
 /*
  * xch_copy_pairs for pairs addressing mapped volumes (or one volume and a
  * plain handle): pairs cut at every piece boundary and sent to the devices

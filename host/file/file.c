@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ struct job {
 	dev_t dst_dev;         /* the destination's file system */
 	uint32_t bs;
 	struct xcopy_stats *st;
+	pthread_mutex_t fb_mu;  /* fb: fallbacks of several workers at once */
 	struct fb_range *fb;
 	size_t nfb, capfb;
 	int err;
@@ -85,8 +87,12 @@ file_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nbloc
 {
 	struct job *j = arg;
 	uint64_t bs = j->bs;
+	int rc;
 
-	return defer(j, p->src_off + skip * bs, p->dst_off + skip * bs, nblocks * bs, why);
+	pthread_mutex_lock(&j->fb_mu);
+	rc = defer(j, p->src_off + skip * bs, p->dst_off + skip * bs, nblocks * bs, why);
+	pthread_mutex_unlock(&j->fb_mu);
+	return rc;
 }
 
 static void
@@ -544,6 +550,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	j.flags = flags;
 	j.dst_dev = d.st.st_dev;
 	j.st = stats;
+	pthread_mutex_init(&j.fb_mu, NULL);
 	xch_progress_begin(len);
 	rc = copy_offload(&j, &s, &d, so, dof, len);
 	/* the queued ranges: after the offload and the cache drop */
@@ -551,6 +558,7 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 		rc = xch_host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);
 	}
 	xch_progress_end();
+	pthread_mutex_destroy(&j.fb_mu);
 	free(j.fb);
 	if (rc == 0) {
 		rc = finish_dst(fd_out, dof + len);

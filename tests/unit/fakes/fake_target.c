@@ -293,11 +293,13 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 	for (k = 0; k < f->nscript; k++) {
 		if (f->script[k].nth == f->nxcopy) {
 			f->nxcopy++;
+			pthread_cond_broadcast(&f->cv);   /* fk_rw_wait counts arrivals */
 			fk_sense(c, &f->script[k].err);
 			return;
 		}
 	}
 	f->nxcopy++;
+	pthread_cond_broadcast(&f->cv);
 	if (f->always_fail) {
 		fk_sense(c, &f->always);
 		return;
@@ -330,6 +332,26 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 			((const char *)l->seg[k].dst - (const char *)l));
 	}
 	free(l);
+}
+
+/*
+ * A READ that waits (lock released) for rw_wait_xcopies more EXTENDED
+ * COPYs, or gather_ms: what the host sends while one of its workers copies
+ * a range itself. Once.
+ */
+static void
+fk_rw_wait(struct fk *f)
+{
+	struct timespec until;
+	int start = f->nxcopy;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += f->gather_ms / 1000 + 1;
+	while (f->nxcopy - start < f->rw_wait_xcopies &&
+	       pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
+	}
+	f->rw_saw_xcopies = f->nxcopy - start;
+	f->rw_wait_xcopies = 0;
 }
 
 static int
@@ -378,6 +400,9 @@ fk_exec_locked(void *ctx, struct xch_cmd *c)
 		if (lba + n > FK_BLOCKS || (size_t)n * FK_BS != c->len) {
 			fk_fail(c, XCM_E_LBA_OUT_OF_RANGE);
 			break;
+		}
+		if (c->cdb[0] == XCM_OP_READ_16 && f->rw_wait_xcopies > 0) {
+			fk_rw_wait(f);
 		}
 		if (c->cdb[0] == XCM_OP_READ_16) {
 			memcpy(c->buf, f->lu[pt->lu].data + lba * FK_BS, c->len);

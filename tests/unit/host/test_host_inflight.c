@@ -202,6 +202,44 @@ host_inflight_failure_falls_back_its_ranges_only(void)
 	fk_free(f);
 }
 
+/*
+ * A worker copying its failed command's range on the host does not hold up
+ * the others: its READ waits for two more EXTENDED COPYs, which only come if
+ * the other workers can take and send commands meanwhile (a fallback under
+ * the copy's lock would see none and wait out gather_ms).
+ */
+static void
+host_inflight_fallback_beside_commands_in_flight(void)
+{
+	struct fk *f = fk_sixteen(true);
+	struct xcopy_dev *a, *b;
+	struct xcopy_stats st;
+
+	f->until_idle = false;
+	f->gather = 1;
+	f->fail_src_lba1 = 0 + 1;   /* the first command: COPY ABORTED, host copy */
+	xcm_err_set_segment(&f->fail_err, XCM_E_CA_DEVICE_FAILURE, 0, -1);
+	f->rw_wait_xcopies = 2;
+	a = ut_open(f, 0, 0, 0);
+	b = ut_open(f, 1, 0, 0);
+	memset(&st, 0, sizeof(st));
+	xcopy_set_inflight(8);
+	CU_ASSERT_EQUAL(xcopy_dev_copy(a, 0, b, 1000, 256, 0, &st), 0);
+	xcopy_set_inflight(0);
+	CU_ASSERT_TRUE(f->rw_saw_xcopies >= 2);
+	CU_ASSERT_TRUE(ut_range_is(f, 1, 1000, 0, 0, 256));
+	CU_ASSERT_TRUE(ut_block_is(f, 1, 999, 1, 999));
+	CU_ASSERT_TRUE(ut_block_is(f, 1, 1256, 1, 1256));
+	CU_ASSERT_EQUAL(f->nxcopy, 16);
+	CU_ASSERT_EQUAL(st.xcopy_failed, 1);
+	CU_ASSERT_EQUAL(st.bytes_offloaded, 240 * FK_BS);
+	CU_ASSERT_EQUAL(st.bytes_fallback, 16 * FK_BS);
+	CU_ASSERT_EQUAL(st.fallback_bytes[XCOPY_FB_COPY_ABORTED], 16 * FK_BS);
+	xcopy_dev_close(a);
+	xcopy_dev_close(b);
+	fk_free(f);
+}
+
 static void
 host_inflight_require_offload_never_falls_back(void)
 {
@@ -281,6 +319,7 @@ static CU_TestInfo g_tests[] = {
 	{ "capped_by_concurrent_copies", host_inflight_capped_by_concurrent_copies },
 	{ "serial_transport_keeps_one", host_inflight_serial_transport_keeps_one },
 	{ "failure_falls_back_its_ranges_only", host_inflight_failure_falls_back_its_ranges_only },
+	{ "fallback_beside_commands_in_flight", host_inflight_fallback_beside_commands_in_flight },
 	{ "require_offload_never_falls_back", host_inflight_require_offload_never_falls_back },
 	{ "default_limits_keep_one", host_inflight_default_limits_keep_one },
 	{ "setting_and_environment", host_inflight_setting_and_environment },
