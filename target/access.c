@@ -389,3 +389,35 @@ xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s)
 			read_long(attrib, "emulate_pr", 0) == 1;
 	}
 }
+
+uint32_t
+xt_cmd_time_out(struct xcm_lu *lu)
+{
+	char p[PATH_MAX + 32], buf[32];
+	unsigned long v;
+	char *end;
+	ssize_t n;
+	int fd;
+
+	if (lu->cfs_path[0] == '\0' ||
+	    snprintf(p, sizeof(p), "%s/attrib/cmd_time_out", lu->cfs_path) >= (int)sizeof(p)) {
+		return lu->cmd_time_out;
+	}
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return lu->cmd_time_out;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		return lu->cmd_time_out;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') || v > UINT32_MAX) {
+		return lu->cmd_time_out;
+	}
+	lu->cmd_time_out = (uint32_t)v;
+	return lu->cmd_time_out;
+}

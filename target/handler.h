@@ -71,9 +71,6 @@ struct xt_store_ops {
 extern const struct xt_store_ops xt_store_file;
 extern const struct xt_store_ops xt_store_rbd;
 
-/* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
-const struct xt_store_ops *xt_store_for(const char *cfgstring);
-
 /*
  * store_copy.c: one chunk of an EXTENDED COPY segment between two LUs,
  * dispatched by their stores: file to file by xt_par_copy (bounce[0..nb));

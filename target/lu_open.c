@@ -14,6 +14,14 @@
 #include "handler.h"
 #include "odx.h"
 
+/* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
+static const struct xt_store_ops *
+xt_store_for(const char *cfgstring)
+{
+	return cfgstring != NULL && strncmp(cfgstring, "xcopy/rbd/", 10) == 0 ? &xt_store_rbd
+									      : &xt_store_file;
+}
+
 bool
 xt_handler_check_config(const char *cfgstring, char **reason)
 {

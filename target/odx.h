@@ -78,7 +78,7 @@ enum xcm_status xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *re
 /* Run a PT/WUT job (worker). */
 enum xcm_status xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res,
 			       struct xcm_err *err);
-/* RRTI / REPORT ALL ROD TOKENS (command thread): *rsp malloc'd (caller frees); TCMU_STS code. */
+/* tpc_in.c: RRTI / REPORT ALL ROD TOKENS (command thread): *rsp malloc'd (caller frees); TCMU_STS code. */
 int xt_odx_token_in(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t **rsp, size_t *len);
 /* odx.c helpers for odx_wut.c */
 enum xcm_status xt_odx_stop(const struct xt_job *job);

@@ -124,10 +124,3 @@ const struct xt_store_ops xt_store_file = {
 	.flush = file_flush,
 	.zero = file_zero,
 };
-
-const struct xt_store_ops *
-xt_store_for(const char *cfgstring)
-{
-	return cfgstring != NULL && strncmp(cfgstring, "xcopy/rbd/", 10) == 0 ? &xt_store_rbd
-									      : &xt_store_file;
-}

@@ -258,7 +258,7 @@ struct xcm_lu *xt_registry_find_naa(const uint8_t naa[16]);
 enum xcm_status xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
 
 /*
- * The engine's limits as this target enforces and reports them (RECEIVE
+ * cm_limits.c: the engine's limits as this target enforces and reports them (RECEIVE
  * COPY RESULTS OPERATING PARAMETERS, VPD 8Fh): the engine defaults with
  * XT_MAX_JOBS concurrent copies per LU.
  */
@@ -294,7 +294,7 @@ int xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_
 		  size_t *rsp_len);
 /* The LID4 status of list id (running: in progress with progress so far); false: unknown. */
 bool xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *out);
-/* The sense bytes of err into the command's sense buffer; TCMU_STS_PASSTHROUGH_ERR. */
+/* cm_limits.c: the sense bytes of err into the command's sense buffer; TCMU_STS_PASSTHROUGH_ERR. */
 int xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err);
 /* Count one EXTENDED COPY answered by the engine. */
 void xt_count_cmd(struct xcm_lu *lu, bool ok);
@@ -305,7 +305,7 @@ void xt_count_cmd(struct xcm_lu *lu, bool ok);
 const char *xt_runner_unsupported(void);
 
 /*
- * The LU's TCMU command timeout in seconds, re-read from configfs
+ * access.c: the LU's TCMU command timeout in seconds, re-read from configfs
  * (CFS_PATH/attrib/cmd_time_out; settable while the LU is not exported, so
  * read per command); the last value read (lu->cmd_time_out) if unreadable.
  */
