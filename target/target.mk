@@ -32,7 +32,7 @@ HANDLER_SAN_SO := $(BUILD)/san/target/plugin/handler_xcopy.so
 HANDLER_MAP := $(TOP)/target/handler.map
 HANDLER_LDFLAGS := -shared -Wl,--version-script=$(HANDLER_MAP) -Wl,-z,relro -Wl,-z,now
 
-TARGET_INC := $(addprefix -I$(TOP)/target/,base cmds fault lio store store/file store/rbd cm tcmu)
+TARGET_INC := -I$(TOP)/target
 $(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += $(TARGET_INC) -I$(TOP)/common \
 	$(if $(TARGET_RBD_HAVE),-DXT_HAVE_RBD)
 

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "base/lu.h"
 
 /* Data-in: src then zeros for the rest of the buffer (no stale ring bytes leak). */
 void

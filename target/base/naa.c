@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "xcopy_target.h"
+#include "base/lu.h"
 
 #define XT_COMPANY_ID 0x001405u   /* OpenFabrics, hard-coded by tcmu-runner */
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "base/lu.h"
 
 const char *
 xt_stats_dir(void)

@@ -29,7 +29,11 @@
 #include <unistd.h>
 
 #include "xcm/lid4.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 
 #define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
 /*

@@ -8,7 +8,11 @@
 #include <string.h>
 
 #include "xcm/lid4.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 
 void
 xt_count_cmd(struct xcm_lu *lu, bool ok)

@@ -19,8 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 
 static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct xcm_lu *g_reg_head;

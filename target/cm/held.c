@@ -7,7 +7,11 @@
  * (a set of session identities read from configfs, nexus.c, which says why
  * departures alone keep them), and aged out after XT_HELD_LIFETIME_MS.
  */
-#include "xcopy_target.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 
 static uint64_t
 store_clock(void *arg)

@@ -27,7 +27,11 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 #include "xos.h"
 
 static struct xcm_tok_limits g_tl_vuln, g_tl_pit;

@@ -4,12 +4,11 @@
  * TOKEN / WRITE USING TOKEN / RRTI / REPORT ALL ROD TOKENS commands (odx.c).
  * Private to target/.
  */
-#ifndef TARGET_ODX_H
-#define TARGET_ODX_H
+#ifndef TARGET_CM_ODX_H
+#define TARGET_CM_ODX_H
 
 #include "xcm/token.h"
-#include "handler.h"
-#include "xcopy_target.h"
+#include "cm/cm.h"
 
 /* Per LU: live tokens and the bytes their snapshots hold (a full table: 55/0D, 55/0C). */
 #define XT_TOK_MAX 64
@@ -78,8 +77,6 @@ enum xcm_status xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *re
 /* Run a PT/WUT job (worker). */
 enum xcm_status xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res,
 			       struct xcm_err *err);
-/* tpc_in.c: RRTI / REPORT ALL ROD TOKENS (command thread): *rsp malloc'd (caller frees); TCMU_STS code. */
-int xt_odx_token_in(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t **rsp, size_t *len);
 /* odx.c helpers for odx_wut.c */
 enum xcm_status xt_odx_stop(const struct xt_job *job);
 struct xcm_lu *xt_odx_snap_view(const struct xcm_lu *lu, int fd);
@@ -88,4 +85,4 @@ enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, stru
 /* Probe at open: can the backing file's filesystem clone into a hidden file? */
 bool xt_odx_probe_reflink(struct xcm_lu *lu);
 
-#endif /* TARGET_ODX_H */
+#endif /* TARGET_CM_ODX_H */

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/store.h"
 
 /* Where the source bytes of a token are, and how far a WUT has gone in them. */
 struct src_pos {

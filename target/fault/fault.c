@@ -38,7 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "fault/fault.h"
 
 #define XT_FAULT_SLOTS 64
 

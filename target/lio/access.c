@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "lio/lio.h"
 
 const char *
 xt_configfs_root(void)

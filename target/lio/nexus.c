@@ -49,7 +49,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "lio/lio.h"
 
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 #define FNV_PRIME UINT64_C(0x100000001b3)

@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "handler.h"
+#include "fault/fault.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
 
 bool
 xt_lu_is_file(const struct xcm_lu *lu)

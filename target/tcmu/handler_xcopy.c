@@ -16,8 +16,13 @@
  */
 #include <string.h>
 
-#include "handler.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 
 int handler_init(void);
 

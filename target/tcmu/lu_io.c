@@ -5,9 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 #include "xcm/wire.h"
-#include "odx.h"
 
 int
 xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *iov, size_t cnt,

@@ -11,8 +11,13 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 
 /* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
 static const struct xt_store_ops *

@@ -27,7 +27,13 @@
  */
 #include <string.h>
 
-#include "xcopy_target.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 
 /* CDB byte 1 of the commands checked (SBC-3 5.x) */
 #define B1_PROTECT_MASK 0xE0u   /* RDPROTECT / WRPROTECT, bits 7..5 */

@@ -8,8 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handler.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 
 int
 xt_handler_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)

@@ -2,8 +2,13 @@
 /* INQUIRY EVPD 00h (Supported VPD Pages) and 8Fh (Third-party Copy), SPC-4 7.8. */
 #include <string.h>
 
-#include "handler.h"
-#include "odx.h"
+#include "cm/cm.h"
+#include "cm/odx.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
+#include "tcmu/handler.h"
 
 /* VPD pages tcmu-runner 1.5.4's core serves (its VPD 00h list) plus ours, ascending. */
 static const uint8_t g_vpd_pages[] = { 0x00, 0x80, 0x83, XCM_VPD_TPC, 0xB0, 0xB1, 0xB2 };

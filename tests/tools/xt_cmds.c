@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 
 int
 main(int argc, char **argv)

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rbd_image.h"
+#include "store/rbd/rbd_image.h"
 
 static int
 usage(void)

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xcopy_target.h"
+#include "fault/fault.h"
+#include "store/file/store_file.h"
 #include "xos.h"
 
 /* The index of val in names (enum order), or -1. */

@@ -22,7 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "fault/fault.h"
+#include "store/file/store_file.h"
 #include "xos.h"
 
 static bool

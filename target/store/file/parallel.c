@@ -20,7 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xcopy_target.h"
+#include "fault/fault.h"
+#include "store/file/store_file.h"
 
 struct piece {
 	uint64_t so, doff, len;

@@ -10,7 +10,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "fault/fault.h"
+#include "store/file/store_file.h"
 #include "xos.h"
 
 static int

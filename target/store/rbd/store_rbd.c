@@ -16,7 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "lio/lio.h"
+#include "store/rbd/store_rbd.h"
 
 #ifdef XT_HAVE_RBD
 #include "rbd_image.h"

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 #include "ut.h"
 #include "xcm/rsoc.h"
 

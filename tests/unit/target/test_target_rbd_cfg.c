@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "rbd_image.h"
+#include "store/rbd/rbd_image.h"
 #include "ut.h"
 
 static int

@@ -15,7 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
 #include "target_stubs.h"
 #include "ut.h"
 
