@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ODX in the target: the per-LU ROD token table (tokens.c) and the POPULATE
- * TOKEN / WRITE USING TOKEN / RRTI / REPORT ALL ROD TOKENS commands (odx.c).
- * Private to target/.
+ * TOKEN / WRITE USING TOKEN commands (odx.c, odx_wut.c; RRTI / REPORT ALL
+ * ROD TOKENS: tcmu/tpc_in.c). Private to target/.
  */
 #ifndef TARGET_CM_ODX_H
 #define TARGET_CM_ODX_H

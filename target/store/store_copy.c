@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * EXTENDED COPY data movement between two LUs, by their stores (handler.h):
+ * EXTENDED COPY data movement between two LUs, by their stores (base/lu.h):
  * file to file through copy.c/parallel.c as always; two RBD LUs through the
  * RBD store's copy op (RADOS copy-from when safe, store_rbd.c); a file LU and
  * an RBD LU through the stores' own read and write in this process, one

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tcmu-runner handler's callouts (xt_handler_*, handler_xcopy.c holds the table)
- * and its iovec helpers, split by job: iov.c, tpc_in.c, vpd_inquiry.c,
- * lu_io.c, lu_open.c. Private to target/.
+ * The tcmu-runner handler's callouts (xt_handler_*, handler_xcopy.c holds
+ * the table), split by job: tpc_in.c, vpd_inquiry.c, lu_io.c, lu_open.c,
+ * sbc_check.c. Private to target/ (the iovec helpers: base/lu.h).
  */
 #ifndef TARGET_TCMU_HANDLER_H
 #define TARGET_TCMU_HANDLER_H
@@ -38,8 +38,8 @@ int xt_handler_open(struct tcmu_device *dev, bool reopen);
 void xt_handler_close(struct tcmu_device *dev);
 int xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg);
 
-/* sbc_check.c: block command field checks the runner's core does not make */
 /*
+ * sbc_check.c: block command field checks the runner's core does not make.
  * TCMU_STS_NOT_HANDLED if the CDB may go on to the core; else
  * TCMU_STS_PASSTHROUGH_ERR with fixed sense (ILLEGAL REQUEST, INVALID FIELD
  * IN CDB, field pointer) written to sense[0..cap).

@@ -18,6 +18,7 @@
 
 #include "cm/cm.h"
 #include "cm/odx.h"
+#include "cmds/cmds.h"
 #include "lio/lio.h"
 #include "store/file/store_file.h"
 #include "store/rbd/store_rbd.h"
