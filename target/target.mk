@@ -3,7 +3,7 @@
 # $(BUILD)/target/handlers/ holds ONLY handler_* plugins: tcmu-runner dlopens
 # every file there whose name starts with handler_ (the lab passes this
 # folder as --handler-path). Not linked with -z defs: tcmur_* come from the
-# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
+# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/base/tcmu_abi.h).
 
 # store/rbd/rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
 # lab tool too). The plugin links rbd_cfg.c + rbd_image.c (store_rbd.c:

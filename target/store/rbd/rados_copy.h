@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * RADOS server-side object copy for C: librados' C API has no copy-from
- * (only the C++ ObjectWriteOperation::copy_from2), so target/rados_copy.cc
+ * (only the C++ ObjectWriteOperation::copy_from2), so target/store/rbd/rados_copy.cc
  * wraps it. The OSD holding the destination object reads the source object
  * from its OSD and replaces the destination's data with it; no byte passes
  * through this process.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/rbd_cfg.c: the RBD cfgstring xcopy/rbd/POOL/IMAGE[@CONF][?opts].
+ * target/store/rbd/rbd_cfg.c: the RBD cfgstring xcopy/rbd/POOL/IMAGE[@CONF][?opts].
  * Every refusal is -EINVAL with a reason naming the offending part; nothing
  * is truncated silently.
  */
