@@ -167,7 +167,7 @@ struct xcm_lu {
 	bool nexus_known;                 /* (both under as.lock) */
 	struct xcm_store *store;
 	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
-	struct xt_toktab *tok;            /* ROD tokens this LU made (odx.h, own lock) */
+	struct xt_toktab *tok;            /* ROD tokens this LU made (tokens/tokens.h, own lock) */
 	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
 	/* command state, touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */

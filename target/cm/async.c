@@ -30,10 +30,7 @@
 
 #include "xcm/lid4.h"
 #include "cm/cm.h"
-#include "cm/odx.h"
-#include "fault/fault.h"
 #include "lio/lio.h"
-#include "store/store.h"
 
 #define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
 /*
@@ -410,7 +407,7 @@ job_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 	/* the worker yields the CPU to the LU's I/O while it copies (file_copy.c) */
 	old_nice = xt_nice_lower(job->lu->cfg.copy_nice);
 	xt_wb_init(&job->wb);
-	st = job->odx != NULL ? xt_odx_execute(job, res, err) : xt_execute(job, res, err);
+	st = job->odx != NULL ? xt_cm_odx()->execute(job, res, err) : xt_execute(job, res, err);
 	xt_nice_restore(old_nice);
 	*sense_len = 0;
 	if (st != XCM_OK) {

@@ -8,11 +8,22 @@
 #include <string.h>
 
 #include "xcm/lid4.h"
+#include "xcm/token.h"
 #include "cm/cm.h"
-#include "cm/odx.h"
-#include "fault/fault.h"
-#include "lio/lio.h"
-#include "store/store.h"
+
+static const struct xt_odx_ops *g_odx;
+
+void
+xt_cm_set_odx(const struct xt_odx_ops *ops)
+{
+	g_odx = ops;
+}
+
+const struct xt_odx_ops *
+xt_cm_odx(void)
+{
+	return g_odx;
+}
 
 void
 xt_count_cmd(struct xcm_lu *lu, bool ok)
@@ -80,7 +91,7 @@ xt_job_parse(struct xcm_lu *lu, struct tcmulib_cmd *lc, const struct xcm_tpc_out
 	}
 	*jobp = job;
 	if (req->sa == XCM_SA_POPULATE_TOKEN || req->sa == XCM_SA_WRITE_USING_TOKEN) {
-		st = xt_odx_parse(lu, req, lu->plist, need, job, err);   /* odx.c */
+		st = xt_cm_odx()->parse(lu, req, lu->plist, need, job, err);   /* odx/odx.c */
 	} else if (req->sa == XCM_SA_XCOPY_LID4) {
 		st = xcm_list_parse_lid4(req->plen, xcm_span_make(lu->plist, need), xt_limits(),
 					 &job->list, err);

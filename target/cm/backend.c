@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "cm/cm.h"
-#include "cm/odx.h"
 #include "fault/fault.h"
 #include "lio/lio.h"
 #include "store/store.h"
+#include "tokens/tokens.h"
 
 static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct xcm_lu *g_reg_head;

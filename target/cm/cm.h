@@ -2,8 +2,8 @@
 /*
  * The copy manager: EXTENDED COPY jobs off the command thread (async.c,
  * async_parse.c), the engine's backend over the LU registry (backend.c),
- * held results (held.c), limits and sense (cm_limits.c); ROD tokens and
- * POPULATE TOKEN / WRITE USING TOKEN: odx.h.
+ * held results (held.c), limits and sense (cm_limits.c). POPULATE TOKEN /
+ * WRITE USING TOKEN jobs are run through struct xt_odx_ops (odx/ above).
  */
 #ifndef TARGET_CM_H
 #define TARGET_CM_H
@@ -40,7 +40,7 @@ struct xt_job {
 	uint8_t *bounce[XT_PAR_PIECES];   /* XT_BOUNCE_LEN each, this job's own; [0] at submit,
 					     the others on first parallel use */
 	struct xcm_list list;
-	struct xt_odx_op *odx;            /* POPULATE TOKEN / WRITE USING TOKEN (odx.h), else NULL */
+	struct xt_odx_op *odx;            /* POPULATE TOKEN / WRITE USING TOKEN (odx/odx.h), else NULL */
 	struct xt_job *next;
 };
 
@@ -76,6 +76,22 @@ void xt_async_close(struct xcm_lu *lu);
  * a TCMU_STS code; TCMU_STS_NOT_HANDLED means "queued as SYNCHRONIZE CACHE".
  */
 int xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd);
+/*
+ * POPULATE TOKEN / WRITE USING TOKEN jobs belong to the ODX layer above
+ * (odx/): it parses them into a job on the command thread and runs them on
+ * a worker. handler_init (tcmu/handler_xcopy.c) hands its entry points to
+ * the copy manager with xt_cm_set_odx, before any LU can open.
+ */
+struct xt_odx_ops {
+	enum xcm_status (*parse)(struct xcm_lu *lu, const struct xcm_tpc_out_req *req,
+				 const uint8_t *plist, uint32_t have, struct xt_job *job,
+				 struct xcm_err *err);
+	enum xcm_status (*execute)(struct xt_job *job, struct xcm_exec_result *res,
+				   struct xcm_err *err);
+};
+/* async_parse.c: set (once, at handler_init) and get the ODX entry points. */
+void xt_cm_set_odx(const struct xt_odx_ops *ops);
+const struct xt_odx_ops *xt_cm_odx(void);
 /*
  * async_parse.c: the data-out of an 83h command into a new *jobp (parsed
  * list, first bounce buffer); on failure *err is set and *jobp (maybe NULL)

@@ -7,10 +7,6 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "cm/odx.h"
-#include "fault/fault.h"
-#include "lio/lio.h"
-#include "store/store.h"
 
 static struct xcm_limits g_limits;
 static pthread_once_t g_limits_once = PTHREAD_ONCE_INIT;

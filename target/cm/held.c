@@ -8,10 +8,7 @@
  * departures alone keep them), and aged out after XT_HELD_LIFETIME_MS.
  */
 #include "cm/cm.h"
-#include "cm/odx.h"
-#include "fault/fault.h"
 #include "lio/lio.h"
-#include "store/store.h"
 
 static uint64_t
 store_clock(void *arg)

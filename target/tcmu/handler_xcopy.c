@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "cm/odx.h"
+#include "odx/odx.h"
 #include "cmds/cmds.h"
 #include "lio/lio.h"
 #include "store/file/store_file.h"
@@ -139,5 +139,6 @@ static struct tcmur_handler g_handler = {
 int
 handler_init(void)
 {
+	xt_cm_set_odx(&xt_odx_ops);   /* PT/WUT jobs: odx/ above the copy manager */
 	return tcmur_register_handler(&g_handler);
 }

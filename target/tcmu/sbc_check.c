@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "cm/odx.h"
+#include "odx/odx.h"
 #include "lio/lio.h"
 #include "store/file/store_file.h"
 #include "store/rbd/store_rbd.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "cm/odx.h"
+#include "odx/odx.h"
 #include "cmds/cmds.h"
 #include "lio/lio.h"
 #include "store/file/store_file.h"

@@ -11,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cm/cm.h"
-#include "cm/odx.h"
 #include "fault/fault.h"
 #include "lio/lio.h"
+#include "odx/odx.h"
 #include "store/store.h"
 
 /* Where the source bytes of a token are, and how far a WUT has gone in them. */

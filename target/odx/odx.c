@@ -27,10 +27,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "cm/cm.h"
-#include "cm/odx.h"
 #include "fault/fault.h"
-#include "lio/lio.h"
+#include "odx/odx.h"
+#include "store/file/store_file.h"
 #include "store/store.h"
 #include "xos.h"
 
@@ -363,3 +362,8 @@ xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *
 	res->segs_processed = 0;
 	return st;
 }
+
+const struct xt_odx_ops xt_odx_ops = {
+	.parse = xt_odx_parse,
+	.execute = xt_odx_execute,
+};

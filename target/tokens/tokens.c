@@ -15,11 +15,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "cm/cm.h"
-#include "cm/odx.h"
-#include "fault/fault.h"
-#include "lio/lio.h"
-#include "store/store.h"
+#include "tokens/tokens.h"
 
 struct tomb {
 	uint8_t bytes[XCM_ROD_TOKEN_LEN];

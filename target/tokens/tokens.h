@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * ODX in the target: the per-LU ROD token table (tokens.c) and the POPULATE
- * TOKEN / WRITE USING TOKEN commands (odx.c, odx_wut.c; RRTI / REPORT ALL
- * ROD TOKENS: tcmu/tpc_in.c). Private to target/.
+ * The per-LU table of ROD tokens (tokens.c): tokens a POPULATE TOKEN made,
+ * their snapshots, expiry, and the writes that cancel them. Private to
+ * target/.
  */
-#ifndef TARGET_CM_ODX_H
-#define TARGET_CM_ODX_H
+#ifndef TARGET_TOKENS_H
+#define TARGET_TOKENS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "xcm/token.h"
-#include "cm/cm.h"
+#include "base/lu.h"
 
 /* Per LU: live tokens and the bytes their snapshots hold (a full table: 55/0D, 55/0C). */
 #define XT_TOK_MAX 64
@@ -63,26 +67,4 @@ bool xt_tok_of_list(struct xt_toktab *t, uint32_t list_id, uint8_t out[XCM_ROD_T
 /* REPORT ALL ROD TOKENS: up to cap live tokens' bytes into out; the count. */
 size_t xt_tok_report(struct xt_toktab *t, uint8_t (*out)[XCM_ROD_TOKEN_LEN], size_t cap);
 
-/* odx.c: what a PT/WUT job carries (xt_job.odx). */
-struct xt_odx_op {
-	uint8_t sa;
-	struct xcm_tok_list l;
-};
-/* The token limits of lu (reflink stores make persistent point-in-time tokens). */
-const struct xcm_tok_limits *xt_tok_limits(const struct xcm_lu *lu);
-/* Parse a PT/WUT list (command thread) into job->odx, job->list ids. */
-enum xcm_status xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *req,
-			     const uint8_t *plist, uint32_t have, struct xt_job *job,
-			     struct xcm_err *err);
-/* Run a PT/WUT job (worker). */
-enum xcm_status xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res,
-			       struct xcm_err *err);
-/* odx.c helpers for odx_wut.c */
-enum xcm_status xt_odx_stop(const struct xt_job *job);
-struct xcm_lu *xt_odx_snap_view(const struct xcm_lu *lu, int fd);
-enum xcm_status xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
-enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
-/* Probe at open: can the backing file's filesystem clone into a hidden file? */
-bool xt_odx_probe_reflink(struct xcm_lu *lu);
-
-#endif /* TARGET_CM_ODX_H */
+#endif /* TARGET_TOKENS_H */
