@@ -14,7 +14,6 @@
 #include <sys/uio.h>
 
 #include "base/lu.h"
-#include "cm/cm.h"
 
 /* tpc_in.c, vpd_inquiry.c: data-in commands answered by the handler */
 int xt_handler_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc);

@@ -17,13 +17,12 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "odx/odx.h"
 #include "cmds/cmds.h"
 #include "lio/lio.h"
+#include "odx/odx.h"
 #include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
+#include "tokens/tokens.h"
 
 int handler_init(void);
 

@@ -6,12 +6,8 @@
 #include <unistd.h>
 
 #include "cm/cm.h"
-#include "odx/odx.h"
-#include "lio/lio.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
+#include "tokens/tokens.h"
 #include "xcm/wire.h"
 
 int

@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include "cm/cm.h"
-#include "odx/odx.h"
 #include "lio/lio.h"
+#include "odx/odx.h"
 #include "store/file/store_file.h"
 #include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
+#include "tokens/tokens.h"
 
 /* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
 static const struct xt_store_ops *

@@ -27,12 +27,6 @@
  */
 #include <string.h>
 
-#include "cm/cm.h"
-#include "odx/odx.h"
-#include "lio/lio.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
 
 /* CDB byte 1 of the commands checked (SBC-3 5.x) */

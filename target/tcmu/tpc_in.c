@@ -9,13 +9,10 @@
 #include <string.h>
 
 #include "cm/cm.h"
-#include "odx/odx.h"
 #include "cmds/cmds.h"
 #include "lio/lio.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
+#include "tokens/tokens.h"
 
 int
 xt_handler_rcr(struct xcm_lu *lu, struct tcmulib_cmd *lc)

@@ -4,10 +4,6 @@
 
 #include "cm/cm.h"
 #include "odx/odx.h"
-#include "lio/lio.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
-#include "store/store.h"
 #include "tcmu/handler.h"
 
 /* VPD pages tcmu-runner 1.5.4's core serves (its VPD 00h list) plus ours, ascending. */
