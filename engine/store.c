@@ -63,7 +63,7 @@ xcm_store_set_clock(struct xcm_store *s, uint64_t (*now_ms)(void *arg), void *ar
 /*
  * SPC-4 (held data): results are kept for the I_T nexus that ran the list
  * and discarded when that nexus is lost. The caller decides when (the
- * plugin: when a nexus it had not seen can reach the LU, target/held.c);
+ * plugin: when a nexus it had not seen can reach the LU, target/cm/held.c);
  * lists still running keep their records (their EXTENDED COPY has not
  * completed to anyone yet).
  */

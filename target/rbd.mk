@@ -1,4 +1,4 @@
-# target/rbd_*.c + rados_copy.cc: the RBD store. handler_xcopy.so
+# target/store/rbd/: rbd_*.c + rados_copy.cc, the RBD store. handler_xcopy.so
 # links all of it (target.mk). It is also built into
 # $(BUILD)/target/librbdstore.a and the lab tool $(BUILD)/tests/xt-rbd when
 # librbd's and librados' C++ headers are installed (librbd-dev,
@@ -7,22 +7,22 @@
 # tests link them always. common/
 # (xos_why_set) is linked into xt-rbd, not archived in librbdstore.a.
 
-RBD_CFG_SAN_OBJ := $(BUILD)/san/target/rbd_cfg.o $(BUILD)/san/target/rbd_rule.o
-$(BUILD)/obj/target/rbd_%.o $(BUILD)/san/target/rbd_%.o: XCFLAGS += -I$(TOP)/common
+RBD_CFG_SAN_OBJ := $(BUILD)/san/target/store/rbd/rbd_cfg.o $(BUILD)/san/target/store/rbd/rbd_rule.o
+$(BUILD)/obj/target/store/rbd/rbd_%.o $(BUILD)/san/target/store/rbd/rbd_%.o: XCFLAGS += -I$(TOP)/common
 UT_SAN_OBJS += $(RBD_CFG_SAN_OBJ)
 
 RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
 ifneq ($(RBD_HAVE),)
 CXX ?= g++
 RBD_LIB := $(BUILD)/target/librbdstore.a
-RBD_OBJS := $(addprefix $(BUILD)/obj/target/,rbd_cfg.o rbd_rule.o rbd_image.o rbd_copy.o rados_copy.o)
+RBD_OBJS := $(addprefix $(BUILD)/obj/target/store/rbd/,rbd_cfg.o rbd_rule.o rbd_image.o rbd_copy.o rados_copy.o)
 RBD_LIBS := -lrbd -lrados -lstdc++
 XT_RBD_BIN := $(BUILD)/tests/xt-rbd
 CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \
 	-fPIC $(CPPFLAGS) $(CFLAGS) $(if $(filter 1,$(WERROR)),-Werror)
 
-$(BUILD)/obj/target/rados_copy.o: $(TOP)/target/rados_copy.cc $(TOP)/target/rados_copy.h $(FLAGS_STAMP) | check-build-deps
-	$(call msg,CXX,target/rados_copy.cc)
+$(BUILD)/obj/target/store/rbd/rados_copy.o: $(TOP)/target/store/rbd/rados_copy.cc $(TOP)/target/store/rbd/rados_copy.h $(FLAGS_STAMP) | check-build-deps
+	$(call msg,CXX,target/store/rbd/rados_copy.cc)
 	@mkdir -p $(@D)
 	$(Q)$(CXX) $(CXXFLAGS_RBD) -I$(TOP)/common -MMD -MP -c -o $@ $<
 

@@ -3,24 +3,25 @@
 # $(BUILD)/target/handlers/ holds ONLY handler_* plugins: tcmu-runner dlopens
 # every file there whose name starts with handler_ (the lab passes this
 # folder as --handler-path). Not linked with -z defs: tcmur_* come from the
-# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu_abi.h).
+# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/base/tcmu_abi.h).
 
-# rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
+# store/rbd/rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
 # lab tool too). The plugin links rbd_cfg.c + rbd_image.c (store_rbd.c:
 # ordinary I/O of xcopy/rbd/... LUs) and rbd_copy.c + rados_copy.cc (copies
 # between RBD LUs, RADOS copy-from through librados' C++ API) with librbd/
 # librados when their headers are installed (librbd-dev, libradospp-dev);
 # without them store_rbd.c refuses RBD cfgstrings.
 TARGET_RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
-TARGET_SRCS := $(filter-out $(TOP)/target/rbd_%.c,$(sort $(wildcard $(TOP)/target/*.c)))
+# The sources sit in the folders of target/layers.conf (one or two levels).
+TARGET_RBD_DIR := $(TOP)/target/store/rbd
+TARGET_SRCS := $(filter-out $(TARGET_RBD_DIR)/rbd_%.c,$(sort $(wildcard $(TOP)/target/*/*.c $(TOP)/target/*/*/*.c)))
 TARGET_RBD_LIBS :=
 TARGET_RBD_CXX_OBJ :=
 ifneq ($(TARGET_RBD_HAVE),)
-TARGET_SRCS += $(TOP)/target/rbd_cfg.c $(TOP)/target/rbd_rule.c $(TOP)/target/rbd_image.c \
-	$(TOP)/target/rbd_copy.c
+TARGET_SRCS += $(addprefix $(TARGET_RBD_DIR)/,rbd_cfg.c rbd_rule.c rbd_image.c rbd_copy.c)
 TARGET_RBD_LIBS := -lrbd -lrados -lstdc++
 # not instrumented in the sanitizer plugin either (C++, no ASan runtime needed)
-TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/rados_copy.o
+TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/store/rbd/rados_copy.o
 endif
 TARGET_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/obj/%.o,$(TARGET_SRCS))
 TARGET_SAN_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(TARGET_SRCS))
@@ -31,7 +32,8 @@ HANDLER_SAN_SO := $(BUILD)/san/target/plugin/handler_xcopy.so
 HANDLER_MAP := $(TOP)/target/handler.map
 HANDLER_LDFLAGS := -shared -Wl,--version-script=$(HANDLER_MAP) -Wl,-z,relro -Wl,-z,now
 
-$(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += -I$(TOP)/target -I$(TOP)/common \
+TARGET_INC := -I$(TOP)/target
+$(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += $(TARGET_INC) -I$(TOP)/common \
 	$(if $(TARGET_RBD_HAVE),-DXT_HAVE_RBD)
 
 $(HANDLER_SO): $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(HANDLER_MAP)
@@ -52,7 +54,7 @@ ALL_TARGETS += $(HANDLER_SO)
 PLUGIN_TEST_SRCS := $(sort $(wildcard $(TOP)/tests/plugin/*.c))
 PLUGIN_TEST_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(PLUGIN_TEST_SRCS))
 PLUGIN_TEST_BIN := $(BUILD)/tests/plugin_tests
-$(PLUGIN_TEST_OBJS): XCFLAGS += -I$(TOP)/target -I$(TOP)/tests/plugin
+$(PLUGIN_TEST_OBJS): XCFLAGS += $(TARGET_INC) -I$(TOP)/tests/plugin
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_OBJS) $(LIBXCM_SAN)
 	$(call msg,LD,$(notdir $@))

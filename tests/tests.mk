@@ -8,14 +8,16 @@ UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
 UT_BIN := $(BUILD)/tests/unit_tests
 
 $(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/tests/unit/fakes \
-	-I$(TOP)/target -I$(TOP)/common
+	$(TARGET_INC) -I$(TOP)/common
 # the plugin's command table is self-contained: its unit tests link it alone
-UT_SAN_OBJS += $(BUILD)/san/target/cmds.o
+UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
 # target/ modules with unit suites of their own (tests/unit/target/);
 # tests/unit/fakes/target_stubs.c stands in for the runner's log functions
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,cfg.o fault.o stats.o naa.o sbc_check.o access.o nexus.o)
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/stats.o base/naa.o \
+	tcmu/sbc_check.o lio/access.o lio/nexus.o)
 # store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store_copy.o file_copy.o parallel.o)
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/store_copy.o store/file/file_copy.o \
+	store/file/parallel.o)
 # common/: the OS helpers (tests/unit/common/)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 
@@ -76,10 +78,10 @@ TEST_TARGETS := test-unit test-fuzz $(TEST_TARGETS)
 $(BUILD)/san/tests/unit/engine/test_param.o: XCFLAGS += -DUT_VECTORS_DIR='"$(TOP)/tests/vectors"'
 
 # xt-cmds: the plugin's command table as a LU reports it (lab test 260 compares
-# sg_opcodes with it). Links only target/cmds.c and the engine.
+# sg_opcodes with it). Links only target/cmds/cmds.c and the engine.
 XT_CMDS_BIN := $(BUILD)/tests/xt-cmds
-$(BUILD)/obj/tests/tools/%.o: XCFLAGS += -I$(TOP)/target -I$(TOP)/common
-$(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds.o $(LIBXCM)
+$(BUILD)/obj/tests/tools/%.o: XCFLAGS += $(TARGET_INC) -I$(TOP)/common
+$(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds/cmds.o $(LIBXCM)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) -o $@ $^

@@ -189,7 +189,7 @@ held_copy(uint8_t id)
 /*
  * Held results are discarded when configfs shows a session that can reach
  * the LU and was not there at the last 83h/84h command; kept when sessions
- * only left (target/nexus.c).
+ * only left (target/lio/nexus.c).
  */
 void
 test_held_scope(void)

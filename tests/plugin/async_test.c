@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * EXTENDED COPY off the command thread (target/async.c), driven the way
+ * EXTENDED COPY off the command thread (target/cm/async.c), driven the way
  * tcmu-runner 1.5.4 drives it: handle_cmd on the "command thread" (the test's
  * main thread) queues the job and returns NOT_HANDLED with the CDB turned into
  * SYNCHRONIZE CACHE(16); the flush callout, called here later or on another

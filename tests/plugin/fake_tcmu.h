@@ -3,7 +3,7 @@
 #ifndef TESTS_PLUGIN_FAKE_TCMU_H
 #define TESTS_PLUGIN_FAKE_TCMU_H
 
-#include "tcmu_abi.h"
+#include "base/tcmu_abi.h"
 
 /* The harness owns the device object; the plugin sees it as opaque. */
 struct tcmu_device {

@@ -9,7 +9,7 @@
  *   CLOCK_MONOTONIC runs plugin_clock_advance_ms() ahead of the real one,
  *   so a token's inactivity timeout passes without waiting for it.
  *
- *   usleep (the delay fault's sleep, target/fault.c) normally sleeps. After
+ *   usleep (the delay fault's sleep, target/fault/fault.c) normally sleeps. After
  *   plugin_gate_hold(n) the next n calls return at once and the one after
  *   blocks until plugin_gate_open(): a copy stopped at a known I/O call,
  *   which plugin_gate_wait_held() waits for.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Plugin tests: fault injection (target/fault.c), SBC CDB checks, write cache. */
+/* Plugin tests: fault injection (target/fault/fault.c), SBC CDB checks, write cache. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include "xcm/wire.h"
 
 /* ------------------------------------------------------------------------ */
-/* fault injection in the file backend (target/fault.c)                       */
+/* fault injection in the file backend (target/fault/fault.c)                       */
 /* ------------------------------------------------------------------------ */
 
 /* a.img -> b.img as three held segments: 1024, 3072, 512 blocks (1 + 2 + 1 backend writes) */
@@ -237,7 +237,7 @@ test_fault_cfgstring(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* block command field checks (target/sbc_check.c) and the write cache       */
+/* block command field checks (target/tcmu/sbc_check.c) and the write cache       */
 /* ------------------------------------------------------------------------ */
 
 /*

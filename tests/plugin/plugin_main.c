@@ -217,7 +217,7 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	/* the fault control files are read only with this (target/fault.c) */
+	/* the fault control files are read only with this (target/fault/fault.c) */
 	setenv("XCOPY_FAULT_CONTROL", "1", 1);
 	/* this harness is no tcmu-runner: claim the version open checks for */
 	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);

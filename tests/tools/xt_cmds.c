@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * xt-cmds: print the command table of handler_xcopy.so (target/cmds.c) as a
+ * xt-cmds: print the command table of handler_xcopy.so (target/cmds/cmds.c) as a
  * user:xcopy LU in the given state reports it, for tests that compare
  * sg_opcodes' decoding with it. One line per command, ascending:
  *   OP SA LEN [USAGE...]      (hex opcode, hex SA or "-", decimal CDB length)
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 
 int
 main(int argc, char **argv)

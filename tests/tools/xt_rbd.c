@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * xt-rbd: drives the RBD store (target/rbd_*.c) from the lab.
+ * xt-rbd: drives the RBD store (target/store/rbd/rbd_*.c) from the lab.
  *
  *   xt-rbd parse CFG                 parsed cfgstring, or the refusal (exit 2)
  *   xt-rbd info CFG                  size, object size, prefix, serial, features
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rbd_image.h"
+#include "store/rbd/rbd_image.h"
 
 static int
 usage(void)

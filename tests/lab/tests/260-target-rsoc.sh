@@ -1,7 +1,7 @@
 #!/bin/bash
 # REPORT SUPPORTED OPERATION CODES (A3h/0Ch) from handler_xcopy.so on real
 # LIO/TCMU: sg_opcodes' decoding of a user:xcopy LU behind tcm_loop must
-# equal the plugin's command table (target/cmds.c, printed by xt-cmds, the
+# equal the plugin's command table (target/cmds/cmds.c, printed by xt-cmds, the
 # same table handle_cmd dispatches by): the list (opcode, SA, CDB size),
 # every command's CDB usage data (one-command form, sg_opcodes --mask), the
 # timeouts descriptors (--rctd), one-command queries and a refused one; the

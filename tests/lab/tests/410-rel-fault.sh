@@ -1,5 +1,5 @@
 #!/bin/bash
-# Fault injection in handler_xcopy.so's file backend (target/fault.c) on the
+# Fault injection in handler_xcopy.so's file backend (target/fault/fault.c) on the
 # real stack: two user:xcopy LUs on tmpfs behind one tcm_loop nexus.
 #   1. target side, sg_xcopy with a held list id (2 MiB per EXTENDED COPY =
 #      two 1 MiB backend writes): read:N / write:N / enospc:N / short:N end the

@@ -6,7 +6,7 @@
 #   - unwritten destination extents (fallocate): never written by EXTENDED
 #     COPY (the data would read back as zeros): the destination is correct;
 #   - a written destination (control): offloaded;
-#   - interrupted by a target error (injected write fault, target/fault.c):
+#   - interrupted by a target error (injected write fault, target/fault/fault.c):
 #     without --require-offload the destination is fully copied; with it
 #     xcp exits 3, reports the exact bytes offloaded, and those bytes are
 #     the source's.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# EXTENDED COPY off the LU's command thread (target/async.c):
+# EXTENDED COPY off the LU's command thread (target/cm/async.c):
 #  1. a 16 MiB copy inside LU B, slowed by the delay fault, while xcbench probe reads
 #     4 KiB O_DIRECT from B every 20 ms: >= 100 samples inside the copy, p99
 #     below 30 ms on an idle host (2x the idle p99 before/after + 30 ms on a

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Teardown while EXTENDED COPY jobs run on tcmu-runner's workers (target/async.c):
+# Teardown while EXTENDED COPY jobs run on tcmu-runner's workers (target/cm/async.c):
 #  1. the LU is unexported and its storage object removed while a slowed copy
 #     runs (~8 s): the removal returns within cmd_time_out (30 s),
 #     the copy's initiator gets a status, tcmu-runner stays up, the LU's

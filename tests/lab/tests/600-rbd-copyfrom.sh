@@ -1,7 +1,7 @@
 #!/bin/bash
 # RBD foundations: a single-node Ceph (tests/lab/ceph.sh: 1 mon,
 # 1 memstore OSD, no auth) booted in the guest, its ready time printed; the
-# RBD store's copy (build/tests/xt-rbd, target/rbd_*.c) between images:
+# RBD store's copy (build/tests/xt-rbd, target/store/rbd/rbd_*.c) between images:
 # whole objects by RADOS copy-from (gateway bytes 0), holes zeroed, head and
 # tail through the gateway, unsafe cases falling back with their reason, all
 # verified with `rbd export` + cmp against a model; then the reference:

@@ -2,12 +2,12 @@
 /*
  * REPORT SUPPORTED OPERATION CODES: the engine's CDB check and encoder
  * (engine/rsoc.c) on a small list, then the plugin's command table
- * (target/cmds.c) through the same encoder: every reporting option, every
+ * (target/cmds/cmds.c) through the same encoder: every reporting option, every
  * row, truncation at small allocation lengths, exact sense of bad requests.
  */
 #include <string.h>
 
-#include "cmds.h"
+#include "cmds/cmds.h"
 #include "ut.h"
 #include "xcm/rsoc.h"
 
@@ -249,7 +249,7 @@ rsoc_desc_check(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The plugin's table (target/cmds.c)                                         */
+/* The plugin's table (target/cmds/cmds.c)                                         */
 /* ------------------------------------------------------------------------ */
 
 static const struct xt_lu_state g_eng = { .engine = true, .pr = true };

@@ -3,7 +3,11 @@
 #ifndef UT_TARGET_STUBS_H
 #define UT_TARGET_STUBS_H
 
-#include "xcopy_target.h"
+#include "base/lu.h"
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "store/file/store_file.h"
+#include "tcmu/handler.h"
 
 /* tcmu_*_message calls so far, and the text of the last one */
 extern unsigned int ut_tcmu_msgs;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/access.c: may a copy received on LU A touch LU B? Judged from a
+ * target/lio/access.c: may a copy received on LU A touch LU B? Judged from a
  * configfs tree made in a mkdtemp directory the way LIO lays it out:
  *   ROOT/core/user_0/{a,b,c}                      storage objects
  *   ROOT/FABRIC/WWN/tpgt_1/lun/lun_N/X -> core    LUNs

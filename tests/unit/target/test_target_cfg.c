@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/cfg.c: the user:xcopy cfgstring (xcopy/PATH?opt=val&...) and the
+ * target/store/file/cfg.c: the user:xcopy cfgstring (xcopy/PATH?opt=val&...) and the
  * fault= option it hands to fault.c. Every refusal carries a reason that
  * names the offending part (tcmu-runner's check_config shows it to targetcli).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/naa.c: the NAA 6 designator LIO and tcmu-runner derive from the
+ * target/base/naa.c: the NAA 6 designator LIO and tcmu-runner derive from the
  * unit serial: 6h, company id 00-14-05, then the serial's hex digits packed
  * from the low nibble of byte 3; other characters are skipped and digits
  * past the 25th are dropped. Expected bytes are written out by hand.

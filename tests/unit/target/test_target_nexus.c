@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/nexus.c: the set of sessions that can reach a LU, and the rule
+ * target/lio/nexus.c: the set of sessions that can reach a LU, and the rule
  * held.c applies with it (a new element = a session arrived: discard; only
  * elements gone = sessions left: keep). Judged on a configfs tree made in a
  * mkdtemp directory the way LIO lays it out (see test_target_access.c):

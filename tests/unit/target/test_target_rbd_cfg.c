@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/rbd_cfg.c: the RBD cfgstring xcopy/rbd/POOL/IMAGE[@CONF][?opts].
+ * target/store/rbd/rbd_cfg.c: the RBD cfgstring xcopy/rbd/POOL/IMAGE[@CONF][?opts].
  * Every refusal is -EINVAL with a reason naming the offending part; nothing
  * is truncated silently.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "rbd_image.h"
+#include "store/rbd/rbd_image.h"
 #include "ut.h"
 
 static int

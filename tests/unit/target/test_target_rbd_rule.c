@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "rbd_image.h"
+#include "store/rbd/rbd_image.h"
 #include "ut.h"
 
 static void

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/sbc_check.c: CDB bits tcmu-runner's core would ignore on the block
+ * target/tcmu/sbc_check.c: CDB bits tcmu-runner's core would ignore on the block
  * commands it executes. A set bit gives ILLEGAL REQUEST 24/00 with the
  * field pointer at CDB byte 1 and the bit; the sense is decoded through the
  * engine, not read by byte index.

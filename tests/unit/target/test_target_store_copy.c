@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * target/store_copy.c: EXTENDED COPY chunks dispatched by the two LUs'
+ * target/store/store_copy.c: EXTENDED COPY chunks dispatched by the two LUs'
  * stores, without Ceph. The file store here is this file's xt_store_file
  * (pread/pwrite on a memfd, so file to file runs through copy.c and
  * parallel.c for real); "mem" LUs stand in for RBD LUs: a store without a
@@ -15,7 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "handler.h"
+#include "store/file/store_file.h"
+#include "store/rbd/store_rbd.h"
+#include "store/store.h"
 #include "target_stubs.h"
 #include "ut.h"
 

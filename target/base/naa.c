@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The LU's NAA designator as tcmu-runner's core (VPD 0x83 as libtcmu 1.5.4 builds it) and LIO
+ * (spc_gen_naa_6h_vendor_specific, default company id) derive it from the
+ * unit serial, so a CSCD copied from our own VPD 0x83 page matches.
+ */
+#include <string.h>
+
+#include "base/lu.h"
+
+#define XT_COMPANY_ID 0x001405u   /* OpenFabrics, hard-coded by tcmu-runner */
+
+static int
+hex_val(char c)
+{
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	if (c >= 'a' && c <= 'f') {
+		return c - 'a' + 10;
+	}
+	if (c >= 'A' && c <= 'F') {
+		return c - 'A' + 10;
+	}
+	return -1;
+}
+
+void
+xt_naa_from_serial(const char *serial, uint8_t naa[16])
+{
+	size_t off = 3;
+	bool low = true;   /* the first digit goes into the low nibble of byte 3 */
+	int v;
+
+	memset(naa, 0, 16);
+	/* NAA 6 (IEEE Registered Extended) | 24-bit company id, then vendor bits */
+	naa[0] = (uint8_t)(0x60 | ((XT_COMPANY_ID >> 20) & 0x0f));
+	naa[1] = (uint8_t)(XT_COMPANY_ID >> 12);
+	naa[2] = (uint8_t)(XT_COMPANY_ID >> 4);
+	naa[3] = (uint8_t)((XT_COMPANY_ID & 0x0f) << 4);
+	for (; serial != NULL && *serial != '\0' && off < 16; serial++) {
+		v = hex_val(*serial);
+		if (v < 0) {
+			continue;   /* '-' and other non-hex characters are skipped */
+		}
+		if (low) {
+			naa[off++] |= (uint8_t)v;
+			low = false;
+		} else {
+			naa[off] = (uint8_t)(v << 4);
+			low = true;
+		}
+	}
+}

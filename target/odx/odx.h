@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ODX in the target: POPULATE TOKEN / WRITE USING TOKEN jobs (odx.c,
+ * odx_wut.c), run by the copy manager through struct xt_odx_ops (cm/cm.h).
+ * The token table: tokens/tokens.h; RRTI / REPORT ALL ROD TOKENS:
+ * tcmu/tpc_in.c. Private to target/.
+ */
+#ifndef TARGET_ODX_H
+#define TARGET_ODX_H
+
+#include "xcm/token.h"
+#include "cm/cm.h"
+#include "tokens/tokens.h"
+
+/* odx.c: what a PT/WUT job carries (xt_job.odx). */
+struct xt_odx_op {
+	uint8_t sa;
+	struct xcm_tok_list l;
+};
+/* The token limits of lu (reflink stores make persistent point-in-time tokens). */
+const struct xcm_tok_limits *xt_tok_limits(const struct xcm_lu *lu);
+/* Parse a PT/WUT list (command thread) into job->odx, job->list ids. */
+enum xcm_status xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *req,
+			     const uint8_t *plist, uint32_t have, struct xt_job *job,
+			     struct xcm_err *err);
+/* Run a PT/WUT job (worker). */
+enum xcm_status xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res,
+			       struct xcm_err *err);
+/* xt_odx_parse and xt_odx_execute, for xt_cm_set_odx (handler_init) */
+extern const struct xt_odx_ops xt_odx_ops;
+/* odx.c helpers for odx_wut.c */
+enum xcm_status xt_odx_stop(const struct xt_job *job);
+struct xcm_lu *xt_odx_snap_view(const struct xcm_lu *lu, int fd);
+enum xcm_status xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
+enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
+/* Probe at open: can the backing file's filesystem clone into a hidden file? */
+bool xt_odx_probe_reflink(struct xcm_lu *lu);
+
+#endif /* TARGET_ODX_H */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * WRITE USING TOKEN (SBC-4 5.55) on a worker (RECEIVE ROD TOKEN
+ * INFORMATION / REPORT ALL ROD TOKENS: tpc_in.c). A token is looked up in the table of the LU that made it (found
+ * by the creator designator in the token, bytes 16-47); a WUT received on
+ * another LU is allowed only where an EXTENDED COPY between the two LUs
+ * would be (access.c), else ILLEGAL REQUEST, INVALID TOKEN OPERATION, CAUSE
+ * NOT REPORTABLE (23/00: whether the other LU exists is not told).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault/fault.h"
+#include "lio/lio.h"
+#include "odx/odx.h"
+#include "store/store.h"
+
+/* Where the source bytes of a token are, and how far a WUT has gone in them. */
+struct src_pos {
+	const struct xt_tok *tok;
+	const struct xcm_lu *from;        /* the creator LU or a view of the snapshot */
+	uint32_t i;                       /* range index */
+	uint64_t in;                      /* bytes into range i */
+};
+
+static uint64_t
+range_bytes(const struct xt_tok *tok, uint32_t i)
+{
+	return (uint64_t)tok->range[i].count * tok->block_len;
+}
+
+/* Skip skip bytes of the token; false if that is past its end. */
+static bool
+src_seek(struct src_pos *p, uint64_t skip)
+{
+	for (p->i = 0, p->in = 0; p->i < p->tok->nranges; p->i++) {
+		if (skip < range_bytes(p->tok, p->i)) {
+			p->in = skip;
+			return true;
+		}
+		skip -= range_bytes(p->tok, p->i);
+	}
+	return false;
+}
+
+/* Copy into one destination range; *moved = bytes written. */
+static enum xcm_status
+copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
+	   struct xt_copy_acct *acct, uint64_t *moved)
+{
+	struct xcm_lu *self = job->lu;
+	/*
+	 * 1 MiB chunks while a fault is armed (the tests count calls); between
+	 * two LUs whose store copies itself (RBD) XT_RBD_CHUNK; else 4 MiB.
+	 */
+	const uint64_t chunk_max = xt_fault_active(self) || xt_fault_active(p->from) ? XT_CHUNK
+				   : xt_lu_store_copies(p->from, self)	     ? XT_RBD_CHUNK
+									     : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	enum xcm_status st;
+	unsigned int nb;
+	bool at_dst;
+	uint64_t done;
+	int rc;
+
+	while (dlen > 0 && p->i < p->tok->nranges) {
+		uint64_t avail = range_bytes(p->tok, p->i) - p->in;
+		uint64_t n = dlen < avail ? dlen : avail;
+		uint64_t soff = p->tok->range[p->i].lba * p->tok->block_len + p->in;
+
+		n = n < chunk_max ? n : chunk_max;
+		st = xt_odx_stop(job);
+		if (st != XCM_OK) {
+			return st;
+		}
+		for (nb = 1; n > XT_CHUNK && nb < XT_PAR_PIECES &&
+		     (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL);
+		     nb++) {
+		}
+		xt_tok_note_write(self, doff, n);
+		/* by the two LUs' stores (store_copy.c): files, RBD copy-from, or the gateway */
+		rc = xt_lu_copy((struct xcm_lu *)p->from, soff, self, doff, n, job->bounce, nb,
+				self->cfg.clone, self->cfg.cfr, acct, &at_dst, &done);
+		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
+		if (rc != 0) {
+			*moved += done;
+			return XCM_E_CA_DEVICE_FAILURE;
+		}
+		*moved += n;
+		atomic_store(&job->bytes_done, *moved);
+		doff += n;
+		dlen -= n;
+		p->in += n;
+		if (p->in == range_bytes(p->tok, p->i)) {
+			p->i++;
+			p->in = 0;
+		}
+	}
+	return XCM_OK;
+}
+
+/* The LU that made the token (registry read-locked by the caller), access judged. */
+static enum xcm_status
+token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu **out,
+	    struct xcm_err *err)
+{
+	struct xcm_lu *owner = self;
+	char why[512];
+
+	if (rt->creator_desig_len == 16) {
+		owner = xt_registry_find_naa(rt->creator_desig);
+	}
+	if (owner == NULL) {
+		xcm_err_set(err, XCM_E_TOKEN_UNKNOWN);
+		return err->status;
+	}
+	if (owner != self &&
+	    (self->cfs_path[0] == '\0' || owner->cfs_path[0] == '\0' ||
+	     xt_access_check(xt_configfs_root(), self->cfs_path, owner->cfs_path, why,
+			     sizeof(why)) != 0)) {
+		tcmu_dev_info(self->dev, "xcopy: WRITE USING TOKEN with a token of LU %s refused: %s\n",
+			      owner->name, owner->cfs_path[0] == '\0' ? "configfs path unknown" : why);
+		pthread_mutex_lock(&self->stats_lock);
+		self->stats.denied++;
+		pthread_mutex_unlock(&self->stats_lock);
+		xcm_err_set(err, XCM_E_TOKEN_OP);
+		return err->status;
+	}
+	*out = owner;
+	xcm_err_set(err, XCM_OK);
+	return XCM_OK;
+}
+
+/* Pair the token's bytes (from OFFSET INTO ROD on) with the destination ranges. */
+static enum xcm_status
+wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
+	 struct xcm_exec_result *res, struct xcm_err *err)
+{
+	struct xcm_lu *self = job->lu, *view = NULL;
+	const struct xcm_tok_list *l = &job->odx->l;
+	uint32_t bs = tcmu_dev_get_block_size(self->dev), i;
+	/* the job's bounds, for a store that waits on a cluster (store_rbd.c) */
+	struct xt_copy_acct acct = { .deadline_ms = job->deadline_ms,
+				     .cmd_time_out = job->cmd_time_out };
+	struct src_pos p = { tok, owner, 0, 0 };
+	enum xcm_status st = XCM_OK;
+	char why[256];
+
+	/*
+	 * OFFSET INTO ROD counts logical blocks of the LU the WUT went to (as
+	 * QNAP's target; CTL adds it to source blocks: the same when block
+	 * sizes match).
+	 */
+	if (l->offset > tok->total_bytes / bs || !src_seek(&p, l->offset * bs)) {
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
+		return err->status;
+	}
+	if (xt_lux(owner)->ops->token_guard != NULL &&
+	    xt_lux(owner)->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
+		/* another client may have written the source: the token no longer stands */
+		tcmu_dev_warn(self->dev, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
+			      owner->name, why);
+		xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
+		return err->status;
+	}
+	if (tok->snap_fd >= 0) {
+		view = xt_odx_snap_view(owner, tok->snap_fd);
+		if (view == NULL) {
+			xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
+			return err->status;
+		}
+		p.from = view;
+	}
+	for (i = 0; i < l->nranges && st == XCM_OK; i++) {
+		st = copy_range(job, &p, l->range[i].lba * bs, (uint64_t)l->range[i].count * bs,
+				&acct, &res->bytes);
+	}
+	free(view);
+	pthread_mutex_lock(&self->stats_lock);
+	self->stats.bytes += res->bytes;
+	xt_stats_add_acct(&self->stats, &acct);
+	pthread_mutex_unlock(&self->stats_lock);
+	if (st != XCM_OK) {
+		xcm_err_set(err, st);
+	}
+	return st;
+}
+
+enum xcm_status
+xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
+{
+	const struct xcm_tok_list *l = &job->odx->l;
+	struct xcm_lu *owner = NULL;
+	struct xcm_rod_token rt;
+	struct xt_tok *tok = NULL;
+	enum xcm_status st;
+	bool cancelled = false;
+
+	if (xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
+		return err->status;
+	}
+	if (rt.rod_type == XCM_ROD_TYPE_ZERO) {
+		return xt_odx_zero(job, res, err);
+	}
+	if (rt.rod_type != XCM_ROD_TYPE_PIT_DEFAULT && rt.rod_type != XCM_ROD_TYPE_PIT_VULNERABLE &&
+	    rt.rod_type != XCM_ROD_TYPE_PIT_PERSISTENT) {
+		xcm_err_set(err, XCM_E_TOKEN_UNSUPPORTED);
+		return err->status;
+	}
+	xt_registry_rdlock();   /* the owner LU stays open while its token is used */
+	xt_fault_poll(job->lu);
+	st = token_owner(job->lu, &rt, &owner, err);
+	if (st == XCM_OK) {
+		st = xt_tok_get(owner->tok, l->token, &tok, err);
+	}
+	if (st == XCM_OK) {
+		st = wut_copy(job, owner, tok, res, err);
+		xt_tok_put(owner->tok, tok, l->del_tkn, &cancelled);
+		/* a write hit the (change vulnerable) source while it was read */
+		if (st == XCM_OK && cancelled) {
+			xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
+			st = err->status;
+		}
+	}
+	xt_registry_unlock();
+	return st;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Moving bytes between backing files, cheapest path first:
+ *   1. FICLONERANGE (reflink: metadata only) when offsets and length are
+ *      aligned to the filesystem block and the ranges are not the same-file
+ *      overlapping case;
+ *   2. copy_file_range (in-kernel copy, server-side on NFS, reflink on some
+ *      filesystems) in a loop that handles short copies;
+ *   3. pread/pwrite through the LU's 1 MiB bounce buffer, backwards when the
+ *      ranges overlap in one file with dst > src (memmove semantics).
+ * The copy_file_range and pread/pwrite loops are common/copy_loops.c's.
+ * copy_file_range is never used on overlapping ranges of one file: the kernel
+ * does not promise memmove semantics there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fault/fault.h"
+#include "store/file/store_file.h"
+#include "xos.h"
+
+static bool
+same_file(const struct xcm_lu *a, const struct xcm_lu *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static int
+try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
+	  uint64_t len, enum xt_clone pol)
+{
+	struct file_clone_range fcr;
+	uint64_t align = src->fs_block > dst->fs_block ? src->fs_block : dst->fs_block;
+
+	if (align == 0) {
+		align = 4096;
+	}
+	if (pol != XT_CLONE_ALWAYS && (so % align != 0 || doff % align != 0 || len % align != 0)) {
+		return -EINVAL;
+	}
+	memset(&fcr, 0, sizeof(fcr));
+	fcr.src_fd = src->fd;
+	fcr.src_offset = so;
+	fcr.src_length = len;
+	fcr.dest_offset = doff;
+	if (ioctl(dst->fd, FICLONERANGE, &fcr) != 0) {
+		return -errno;
+	}
+	return 0;
+}
+
+/* The fault-injection hook (fault.c) before each pread (src) / pwrite (dst). */
+struct fault_pair {
+	const struct xcm_lu *src, *dst;
+};
+
+static int
+fault_io(void *arg, bool write, size_t *want)
+{
+	const struct fault_pair *fp = arg;
+
+	return xt_fault_io(write ? fp->dst : fp->src, write, want);
+}
+
+int
+xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
+	     uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
+	     enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
+{
+	bool same = same_file(src, dst);
+	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
+	struct fault_pair fp = { src, dst };
+	const struct xos_copy_ops cfr_ops = { 0 };
+	struct xos_copy_ops rw_ops = { .rw_chunk = XT_BOUNCE_LEN, .buf = bounce, .io = fault_io,
+				       .arg = &fp };
+	struct xos_copy_res res;
+	uint64_t moved = 0;
+	int rc;
+
+	*done = 0;
+	*at_dst = false;
+	if (len == 0 || (same && src_off == dst_off)) {
+		return 0;   /* nothing to move */
+	}
+	if (xt_fault_active(src) || xt_fault_active(dst)) {
+		/* fault injection (fault.c) counts pread/pwrite calls: no clone, no cfr */
+		clone = XT_CLONE_NEVER;
+		cfr = XT_CFR_NEVER;
+	}
+	if (clone != XT_CLONE_NEVER && !overlap) {
+		rc = try_clone(src, src_off, dst, dst_off, len, clone);
+		if (rc == 0) {
+			acct->clone_bytes += len;
+			*done = len;
+			return 0;
+		}
+		if (clone == XT_CLONE_ALWAYS) {
+			/* policy: the store must reflink; report, do not fall back */
+			*at_dst = true;
+			return rc;
+		}
+	} else if (clone == XT_CLONE_ALWAYS) {
+		*at_dst = true;
+		return -EINVAL;   /* overlapping ranges in one file cannot be cloned */
+	}
+	if (cfr == XT_CFR_AUTO && !overlap) {
+		rc = xos_cfr_loop(src->fd, src_off, dst->fd, dst_off, len, &cfr_ops, &moved);
+		acct->cfr_bytes += moved;
+		if (rc == 0) {
+			*done = len;
+			return 0;
+		}
+		/* EXDEV, EOPNOTSUPP, EINVAL, or a real I/O error: the read/write loop
+		 * below finishes the rest and tells which side failed. */
+	}
+	rw_ops.backward = overlap && dst_off > src_off;
+	rc = xos_rw_loop(src->fd, src_off + moved, dst->fd, dst_off + moved, len - moved, &rw_ops,
+			 &res);
+	*at_dst = res.at_dst;
+	acct->rw_bytes += res.done;
+	*done = moved + res.done;
+	return rc;
+}
+
+void
+xt_wb_init(struct xt_wb *wb)
+{
+	wb->fd = -1;
+	wb->off = 0;
+	wb->len = 0;
+}
+
+/*
+ * Page-cache writes are throttled by the kernel (balance_dirty_pages) once
+ * the dirty pages of the system pass its limits, and on XFS the throttled
+ * writer holds the file's I/O lock, which the LU's READs take shared: a
+ * copy that dirties gigabytes makes the READs of its destination wait for
+ * writeback. Writing back each chunk as soon as it is copied keeps the
+ * copy's dirty pages to two chunks; it adds no durability promise (the LU's
+ * write cache is unchanged: SYNCHRONIZE CACHE still does fdatasync).
+ */
+void
+xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len)
+{
+	if (dst->cfg.wb_late || len == 0) {
+		return;
+	}
+	/* start this chunk's writeback; errors only mean no pacing */
+	(void)sync_file_range(dst->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
+	if (wb->fd >= 0 && wb->len > 0) {
+		/* the chunk before: wait until its pages are written back */
+		(void)sync_file_range(wb->fd, (off64_t)wb->off, (off64_t)wb->len,
+				      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					      SYNC_FILE_RANGE_WAIT_AFTER);
+	}
+	wb->fd = dst->fd;
+	wb->off = off;
+	wb->len = len;
+}
+
+int
+xt_nice_lower(int nice)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int old;
+
+	errno = 0;
+	old = getpriority(PRIO_PROCESS, (id_t)tid);
+	if ((old == -1 && errno != 0) || old >= nice) {
+		return INT_MIN;
+	}
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) != 0) {
+		return INT_MIN;
+	}
+	return old;
+}
+
+void
+xt_nice_restore(int old)
+{
+	if (old != INT_MIN) {
+		/* raising it back needs CAP_SYS_NICE (tcmu-runner runs as root) */
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), old);
+	}
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The file store: LUs backed by a file (xcopy//PATH), the cfgstring
+ * parser, copies between two backing files (clone, copy_file_range,
+ * read/write; parallel pieces) and their write-behind.
+ */
+#ifndef TARGET_STORE_FILE_H
+#define TARGET_STORE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/lu.h"
+
+/* ------------------------------------------------------------------------ */
+/* cfgstring: xcopy/PATH[?opt=val[&opt=val...]]  (cfg.c)                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Parse a full cfgstring ("xcopy/PATH?..."). 0, or -EINVAL with a reason in
+ * why (always NUL-terminated).
+ */
+int xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t whylen);
+
+/* ------------------------------------------------------------------------ */
+/* The backing-file store (store_file.c, file_copy.c, parallel.c)           */
+/* ------------------------------------------------------------------------ */
+
+extern const struct xt_store_ops xt_store_file;
+
+/* Write-behind of one job's destination chunks (file_copy.c). */
+struct xt_wb {
+	int fd;                           /* -1: nothing pending */
+	uint64_t off, len;                /* the last chunk, writeback started */
+};
+
+/*
+ * Copy len bytes between two open backing files (may be the same file and
+ * overlap: memmove semantics). bounce: XT_BOUNCE_LEN bytes. 0 or -errno with
+ * *at_dst and *done describing the failure.
+ */
+int xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
+		 uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
+		 enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+
+/*
+ * parallel.c: xt_file_copy of [src_off, +len) cut into XT_CHUNK pieces copied
+ * at once (non-overlapping ranges, no fault armed), one bounce buffer per
+ * piece (bounce[0..nbounce)); otherwise serial. Same result and counts as
+ * serial execution (see parallel.c for what a failure leaves).
+ */
+int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
+		uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
+		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
+		uint64_t *done);
+/*
+ * file_copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
+ * start its writeback and wait for the writeback of the chunk before it, so
+ * one job keeps at most two chunks of dirty or in-flight pages (no dirty
+ * throttling, no writeback storm after the copy). xt_wb_init first.
+ */
+void xt_wb_init(struct xt_wb *wb);
+void xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len);
+/*
+ * file_copy.c: the calling thread's nice value becomes nice (if higher than now);
+ * returns the value to give xt_nice_restore, or INT_MIN when unchanged.
+ */
+int xt_nice_lower(int nice);
+void xt_nice_restore(int old);
+
+/* Pieces copied at once: min(XT_PAR_PIECES, CPUs - 1), 1 on <= 2 CPUs. */
+unsigned int xt_par_pieces(void);
+/* Stop and join the helper pool (handler destroy: the daemon exits, or dlclose). */
+void xt_par_shutdown(void);
+
+#endif /* TARGET_STORE_FILE_H */
