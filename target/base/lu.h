@@ -175,7 +175,9 @@ struct xcm_lu {
 	uint8_t rsp[4096];                /* data-in staging */
 	pthread_mutex_t stats_lock;
 	struct xt_stats stats;
-	struct xcm_lu *next;              /* registry */
+	struct xcm_lu *next;              /* registry (cm/backend.c, under its lock): */
+	uint64_t reg_id;                  /* ... this LU's registration, unique */
+	unsigned refs;                    /* ... other LUs' commands using it */
 };
 
 /* Which path moved the bytes of a copy (file_copy.c, store_copy.c, store_rbd.c) */

@@ -5,11 +5,13 @@
  * compute them), the cross-LU access rule (access.c) and data movement
  * (store_copy.c: file LUs by copy.c, RBD LUs by their store).
  *
- * Locking: the registry is a list under a rwlock. A command holds the read
- * lock for its whole execution, so an LU it resolved cannot be closed under
- * it; open/close take the write lock. Designators and access decisions are
- * snapshotted once per command (the unit serial can be set after enable, as
- * targetcli does, and LUN mappings change at any time).
+ * Locking: the registry is a list under g_reg_mu, held only to read or
+ * change the list. A command snapshots it (designators and access decisions,
+ * once per command: the unit serial can be set after enable, as targetcli
+ * does, and LUN mappings change at any time) and takes a reference on each
+ * other LU it resolves, until it ends. Closing an LU unlinks it at once and
+ * waits only for the commands that hold it: closing an LU no copy uses
+ * returns at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,16 +27,20 @@
 #include "store/store.h"
 #include "tokens/tokens.h"
 
-static pthread_rwlock_t g_reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t g_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_reg_released = PTHREAD_COND_INITIALIZER;   /* a reference dropped */
 static struct xcm_lu *g_reg_head;
+static uint64_t g_reg_next_id = 1;
 
 void
 xt_registry_add(struct xcm_lu *lu)
 {
-	pthread_rwlock_wrlock(&g_reg_lock);
+	pthread_mutex_lock(&g_reg_mu);
+	lu->reg_id = g_reg_next_id++;
+	lu->refs = 0;
 	lu->next = g_reg_head;
 	g_reg_head = lu;
-	pthread_rwlock_unlock(&g_reg_lock);
+	pthread_mutex_unlock(&g_reg_mu);
 	xt_fault_lu_add(lu);
 }
 
@@ -43,7 +49,7 @@ xt_registry_remove(struct xcm_lu *lu)
 {
 	struct xcm_lu **pp;
 
-	pthread_rwlock_wrlock(&g_reg_lock);
+	pthread_mutex_lock(&g_reg_mu);
 	for (pp = &g_reg_head; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == lu) {
 			*pp = lu->next;
@@ -51,13 +57,45 @@ xt_registry_remove(struct xcm_lu *lu)
 		}
 	}
 	lu->next = NULL;
-	pthread_rwlock_unlock(&g_reg_lock);
+	while (lu->refs > 0) {   /* commands of other LUs that resolved this one */
+		pthread_cond_wait(&g_reg_released, &g_reg_mu);
+	}
+	pthread_mutex_unlock(&g_reg_mu);
 	xt_fault_lu_remove(lu);
+}
+
+/* A reference on lu if it is still the LU registered as id (NULL: closed since). */
+static struct xcm_lu *
+lu_hold(struct xcm_lu *lu, uint64_t id)
+{
+	struct xcm_lu *p;
+
+	pthread_mutex_lock(&g_reg_mu);
+	for (p = g_reg_head; p != NULL && !(p == lu && p->reg_id == id); p = p->next) {
+	}
+	if (p != NULL) {
+		p->refs++;
+	}
+	pthread_mutex_unlock(&g_reg_mu);
+	return p;
+}
+
+void
+xt_lu_release(struct xcm_lu *lu)
+{
+	pthread_mutex_lock(&g_reg_mu);
+	if (--lu->refs == 0) {
+		pthread_cond_broadcast(&g_reg_released);
+	}
+	pthread_mutex_unlock(&g_reg_mu);
 }
 
 /* What one command knows about one LU. */
 struct xt_snap {
-	struct xcm_lu *lu;
+	struct xcm_lu *lu;          /* valid to use only once held */
+	uint64_t reg_id;
+	bool held;                  /* a reference taken (xt_execute drops it) */
+	char name[XT_NAME_MAX];
 	bool have_serial;
 	uint8_t naa[16];
 	uint8_t t10[XCM_DESIG_MAX];
@@ -83,6 +121,8 @@ snap_fill(struct xt_snap *s, struct xcm_lu *lu)
 
 	memset(s, 0, sizeof(*s));
 	s->lu = lu;
+	s->reg_id = lu->reg_id;
+	snprintf(s->name, sizeof(s->name), "%s", lu->name);
 	s->access = 1;
 	if (serial == NULL || serial[0] == '\0') {
 		/* no unit serial: the core reports no NAA designator, nothing can match */
@@ -141,7 +181,7 @@ be_resolve(void *vctx, struct xcm_lu *self, const struct xcm_cscd *cscd, struct 
 			 */
 			tcmu_dev_warn(self->dev, "xcopy: LUs %s and %s have the same designator "
 				      "(unit serials alike in their first 25 hex digits): copy refused\n",
-				      s->lu->name, ctx->snap[i].lu->name);
+				      s->name, ctx->snap[i].name);
 			return -ENOENT;
 		}
 		s = &ctx->snap[i];
@@ -152,6 +192,12 @@ be_resolve(void *vctx, struct xcm_lu *self, const struct xcm_cscd *cscd, struct 
 	if (s->lu == self) {
 		*out = self;
 		return 0;
+	}
+	if (!s->held) {   /* held until the command ends; closed since the snapshot: gone */
+		if (lu_hold(s->lu, s->reg_id) == NULL) {
+			return -ENOENT;
+		}
+		s->held = true;
 	}
 	if (s->access == 1) {
 		if (self->cfs_path[0] == '\0' || s->lu->cfs_path[0] == '\0') {
@@ -165,7 +211,7 @@ be_resolve(void *vctx, struct xcm_lu *self, const struct xcm_cscd *cscd, struct 
 			s->access = -EACCES;
 			ctx->denied++;
 			tcmu_dev_info(self->dev, "xcopy: copy to/from LU %s refused: %s\n",
-				      s->lu->name, why);
+				      s->name, why);
 		}
 	}
 	if (s->access != 0) {
@@ -386,7 +432,7 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	struct xt_ctx ctx;
 	struct xcm_lu *lu;
 	enum xcm_status st;
-	size_t n = 0;
+	size_t n = 0, i;
 
 	memset(&ctx, 0, sizeof(ctx));
 	memset(res, 0, sizeof(*res));
@@ -394,19 +440,15 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	ctx.job = job;
 	ctx.acct.deadline_ms = job->deadline_ms;
 	ctx.acct.cmd_time_out = job->cmd_time_out;
-	pthread_rwlock_rdlock(&g_reg_lock);
+	pthread_mutex_lock(&g_reg_mu);
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		n++;
 	}
 	ctx.snap = calloc(n > 0 ? n : 1, sizeof(*ctx.snap));
 	if (ctx.snap == NULL) {
-		pthread_rwlock_unlock(&g_reg_lock);
+		pthread_mutex_unlock(&g_reg_mu);
 		xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
 		return XCM_E_INSUFFICIENT_RESOURCES;
-	}
-	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
-		snap_fill(&ctx.snap[ctx.n++], lu);
-		xt_fault_poll(lu);
 	}
 	/*
 	 * Chunks of XT_PAR_PIECES pieces copied at once (parallel.c), on an RBD
@@ -415,43 +457,44 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	 */
 	opts.chunk_len = xt_lu_is_file(self) ? (uint64_t)XT_CHUNK * XT_PAR_PIECES : XT_RBD_CHUNK;
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
+		snap_fill(&ctx.snap[ctx.n++], lu);
+		xt_fault_poll(lu);
 		if (xt_fault_active(lu)) {
 			opts.chunk_len = XT_CHUNK;
 		}
 	}
+	pthread_mutex_unlock(&g_reg_mu);
 	st = xcm_list_execute_opts(l, xt_limits(), &g_ops, &ctx, self, &opts, res, err);
-	pthread_rwlock_unlock(&g_reg_lock);
+	for (i = 0; i < ctx.n; i++) {
+		if (ctx.snap[i].held) {
+			xt_lu_release(ctx.snap[i].lu);
+		}
+	}
 	free(ctx.snap);
 	exec_account(job, &ctx, st, res, err);
 	return st;
 }
 
-void
-xt_registry_rdlock(void)
-{
-	pthread_rwlock_rdlock(&g_reg_lock);
-}
-
-void
-xt_registry_unlock(void)
-{
-	pthread_rwlock_unlock(&g_reg_lock);
-}
-
 struct xcm_lu *
-xt_registry_find_naa(const uint8_t naa[16])
+xt_registry_hold_naa(const uint8_t naa[16])
 {
 	struct xcm_lu *lu, *found = NULL;
 	struct xt_snap s;
 
+	pthread_mutex_lock(&g_reg_mu);
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		snap_fill(&s, lu);
 		if (s.have_serial && memcmp(s.naa, naa, 16) == 0) {
 			if (found != NULL) {
-				return NULL;   /* two LUs with one designator: neither (see be_resolve) */
+				found = NULL;   /* two LUs with one designator: neither (see be_resolve) */
+				break;
 			}
 			found = lu;
 		}
 	}
+	if (found != NULL) {
+		found->refs++;
+	}
+	pthread_mutex_unlock(&g_reg_mu);
 	return found;
 }

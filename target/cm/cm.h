@@ -44,13 +44,15 @@ struct xt_job {
 	struct xt_job *next;
 };
 
-/* Registry (backend.c). add/remove take the registry's write lock. */
+/*
+ * Registry (backend.c): the LUs other LUs' copies may reach. remove unlinks
+ * the LU and waits until no command holds a reference on it.
+ */
 void xt_registry_add(struct xcm_lu *lu);
 void xt_registry_remove(struct xcm_lu *lu);
-/* Read lock for a command's whole use of other LUs; find an LU by its NAA designator. */
-void xt_registry_rdlock(void);
-void xt_registry_unlock(void);
-struct xcm_lu *xt_registry_find_naa(const uint8_t naa[16]);
+/* The one LU with this NAA designator, referenced (xt_lu_release), or NULL. */
+struct xcm_lu *xt_registry_hold_naa(const uint8_t naa[16]);
+void xt_lu_release(struct xcm_lu *lu);
 
 /*
  * Run one job's parsed list received on its LU: snapshot the registry

@@ -99,16 +99,21 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 	return XCM_OK;
 }
 
-/* The LU that made the token (registry read-locked by the caller), access judged. */
+/*
+ * The LU that made the token, access judged; *held: a reference the caller
+ * drops (xt_lu_release) once done with it, so that LU stays open meanwhile.
+ */
 static enum xcm_status
 token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu **out,
-	    struct xcm_err *err)
+	    bool *held, struct xcm_err *err)
 {
 	struct xcm_lu *owner = self;
 	char why[512];
 
+	*held = false;
 	if (rt->creator_desig_len == 16) {
-		owner = xt_registry_find_naa(rt->creator_desig);
+		owner = xt_registry_hold_naa(rt->creator_desig);
+		*held = owner != NULL;
 	}
 	if (owner == NULL) {
 		xcm_err_set(err, XCM_E_TOKEN_UNKNOWN);
@@ -123,6 +128,10 @@ token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu *
 		pthread_mutex_lock(&self->stats_lock);
 		self->stats.denied++;
 		pthread_mutex_unlock(&self->stats_lock);
+		if (*held) {
+			xt_lu_release(owner);
+			*held = false;
+		}
 		xcm_err_set(err, XCM_E_TOKEN_OP);
 		return err->status;
 	}
@@ -191,6 +200,7 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
 	const struct xcm_tok_list *l = &job->odx->l;
 	struct xcm_lu *owner = NULL;
+	bool held = false;
 	struct xcm_rod_token rt;
 	struct xt_tok *tok = NULL;
 	enum xcm_status st;
@@ -207,9 +217,8 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 		xcm_err_set(err, XCM_E_TOKEN_UNSUPPORTED);
 		return err->status;
 	}
-	xt_registry_rdlock();   /* the owner LU stays open while its token is used */
 	xt_fault_poll(job->lu);
-	st = token_owner(job->lu, &rt, &owner, err);
+	st = token_owner(job->lu, &rt, &owner, &held, err);
 	if (st == XCM_OK) {
 		st = xt_tok_get(owner->tok, l->token, &tok, err);
 	}
@@ -222,6 +231,8 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 			st = err->status;
 		}
 	}
-	xt_registry_unlock();
+	if (held) {
+		xt_lu_release(owner);
+	}
 	return st;
 }

@@ -307,6 +307,83 @@ test_close(void)
 	}
 }
 
+struct closer {
+	struct tcmu_device *d;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+};
+
+static void *
+closer_main(void *arg)
+{
+	struct closer *c = arg;
+
+	g_handler->close(c->d);
+	pthread_mutex_lock(&c->mu);
+	c->done = true;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+/* Did the close end within ms (real time)? */
+static bool
+closer_done_within(struct closer *c, unsigned ms)
+{
+	struct timespec until;
+	bool done;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&c->mu);
+	while (!c->done && pthread_cond_timedwait(&c->cv, &c->mu, &until) == 0) {
+	}
+	done = c->done;
+	pthread_mutex_unlock(&c->mu);
+	return done;
+}
+
+/*
+ * Closing an LU that takes no part in a running copy does not wait for it:
+ * the copy holds references on its own LUs only. A -> B is held inside its
+ * first chunk while C closes (the close returns at once; 2 s is the bound
+ * of a close that waits on the copy, which then fails the check and is let
+ * go by the gate).
+ */
+static void
+test_close_other_lu(void)
+{
+	struct closer c = { .d = &g_c, .mu = PTHREAD_MUTEX_INITIALIZER,
+			    .cv = PTHREAD_COND_INITIALIZER };
+	struct pcmd run;
+	pthread_t th;
+
+	fill_pattern("a.img", 0, (1u << 20), 0x5c);
+	fault_a("delay:100");
+	list_one(SER_A, SER_B, (1u << 20) / BS, 0, 0, XCM_LIST_ID_NONE, 0);
+	pc_submit(&run, &g_b);
+	CHECK(pc_handed_over(&run));
+	plugin_gate_hold(0);
+	pc_flush_start(&run);
+	CHECK(plugin_gate_wait_held());   /* the copy is inside its first chunk */
+	CHECK(pthread_create(&th, NULL, closer_main, &c) == 0);
+	CHECK(closer_done_within(&c, 2000));
+	plugin_gate_open(false);
+	CHECK(pc_flush_join(&run) == TCMU_STS_OK);
+	pthread_join(th, NULL);
+	CHECK(same_bytes("a.img", 0, "b.img", 0, 1u << 20));
+	CHECK(g_handler->open(&g_c, false) == 0);   /* the fixture closes it again */
+	fault_a("off");
+	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);   /* reads the control file */
+}
+
 static void
 test_limits_and_runner(void)
 {
@@ -552,6 +629,7 @@ const struct ptest g_async_tests[] = {
 	{ "async.list_id_in_progress", test_list_id_in_progress },
 	{ "async.progress", test_progress },
 	{ "async.close", test_close },
+	{ "async.close_other_lu", test_close_other_lu },
 	{ "async.limits_and_runner", test_limits_and_runner },
 	{ "async.lid4", test_lid4 },
 	{ "async.lid4_abort_queued", test_lid4_abort_queued },
