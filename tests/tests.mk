@@ -13,7 +13,7 @@ $(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/tests/unit/
 UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
 # target/ modules with unit suites of their own (tests/unit/target/);
 # tests/unit/fakes/target_stubs.c stands in for the runner's log functions
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/stats.o base/naa.o \
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/env.o base/exe.o base/stats.o base/naa.o \
 	tcmu/sbc_check.o lio/access.o lio/nexus.o)
 # store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/store_copy.o store/file/file_copy.o \

@@ -13,14 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "base/lu.h"
 
 const char *
 xt_stats_dir(void)
 {
-	const char *d = getenv("XCOPY_STATS_DIR");
-
-	return d != NULL && d[0] != '\0' ? d : "/run/xcopy";
+	return xt_env()->stats_dir;
 }
 
 static bool

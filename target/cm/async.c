@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "xcm/lid4.h"
+#include "base/env.h"
 #include "cm/cm.h"
 #include "lio/lio.h"
 
@@ -535,41 +536,22 @@ xt_async_close(struct xcm_lu *lu)
 
 /*
  * The dispatch above depends on tcmu-runner 1.5.4's generic command path
- * (target/README.md). Its executable carries its version as a string; a
- * runner without "1.5.4" is refused. XCOPY_RUNNER_VERSION overrides what is
- * found (tests: the plugin harness is no tcmu-runner).
+ * (target/README.md). Its executable carries its version as a C string; a
+ * runner without "1.5.4" is refused. (The plugin harness carries the same
+ * string: it reproduces that dispatch.)
  */
 const char *
 xt_runner_unsupported(void)
 {
-	static const char want[] = "1.5.4";
-	const char *env = getenv("XCOPY_RUNNER_VERSION");
-	char buf[16384];
-	size_t keep = 0, k;
-	ssize_t n;
-	int fd;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	bool ok;
 
-	if (env != NULL) {
-		return strcmp(env, want) == 0 ? NULL : "XCOPY_RUNNER_VERSION is not 1.5.4";
-	}
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		return "cannot read /proc/self/exe to check the tcmu-runner version";
 	}
-	/* look for the NUL-terminated string "1.5.4" preceded by a NUL */
-	while ((n = read(fd, buf + keep, sizeof(buf) - keep)) > 0) {
-		size_t len = keep + (size_t)n;
-
-		for (k = 0; k + sizeof(want) + 1 <= len; k++) {
-			if (buf[k] == '\0' && memcmp(buf + k + 1, want, sizeof(want)) == 0) {
-				close(fd);
-				return NULL;
-			}
-		}
-		keep = len < sizeof(want) + 1 ? len : sizeof(want) + 1;
-		memmove(buf, buf + len - keep, keep);
-	}
+	ok = xt_fd_has_cstring(fd, "1.5.4");
 	close(fd);
-	return "the running tcmu-runner is not version 1.5.4 (EXTENDED COPY runs on its "
-	       "worker pool through the 1.5.4 flush path)";
+	return ok ? NULL
+		  : "the running tcmu-runner is not version 1.5.4 (EXTENDED COPY runs on its "
+		    "worker pool through the 1.5.4 flush path)";
 }

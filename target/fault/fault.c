@@ -38,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "fault/fault.h"
 
 #define XT_FAULT_SLOTS 64
@@ -189,22 +190,6 @@ xt_fault_lu_remove(const struct xcm_lu *lu)
 	pthread_mutex_unlock(&g_fault_lock);
 }
 
-/* XCOPY_FAULT_CONTROL=1 in the runner's environment, read once. */
-static bool
-control_files_enabled(void)
-{
-	static int enabled = -1;
-	int v = __atomic_load_n(&enabled, __ATOMIC_RELAXED);
-	const char *e;
-
-	if (v < 0) {
-		e = getenv("XCOPY_FAULT_CONTROL");
-		v = e != NULL && strcmp(e, "1") == 0;
-		__atomic_store_n(&enabled, v, __ATOMIC_RELAXED);
-	}
-	return v != 0;
-}
-
 void
 xt_fault_poll(const struct xcm_lu *lu)
 {
@@ -215,7 +200,7 @@ xt_fault_poll(const struct xcm_lu *lu)
 	ssize_t n;
 	int fd, len;
 
-	if (!control_files_enabled()) {
+	if (!xt_env()->fault_injection) {
 		return;
 	}
 	len = snprintf(path, sizeof(path), "%s/%s.fault", dir, lu->name);

@@ -25,22 +25,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/env.h"
 #include "lio/lio.h"
 
 const char *
 xt_configfs_root(void)
 {
-	const char *r = getenv("XCOPY_CONFIGFS_ROOT");
-
-	return r != NULL && r[0] != '\0' ? r : "/sys/kernel/config/target";
+	return xt_env()->configfs_root;
 }
 
 const char *
 xt_sysfs_root(void)
 {
-	const char *r = getenv("XCOPY_SYSFS_ROOT");
-
-	return r != NULL && r[0] != '\0' ? r : "/sys";
+	return xt_env()->sysfs_root;
 }
 
 static bool

@@ -388,22 +388,17 @@ static void
 test_limits_and_runner(void)
 {
 	uint8_t cdb[16], buf[128];
-	struct tcmu_device d;
 
 	/* OPERATING PARAMETERS: TOTAL CONCURRENT COPIES and MAXIMUM CONCURRENT COPIES */
 	xcm_cdb_rcr(cdb, XCM_SA_RCR_OP_PARAMS, 0, sizeof(buf));
 	CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), NULL) == TCMU_STS_OK);
 	CHECK(xcm_get_be16(buf + 34) == XT_TEST_JOBS && buf[36] == XT_TEST_JOBS);
 
-	/* open refuses a runner whose dispatch it does not know */
-	memcpy(&d, &g_a, sizeof(d));
-	d.hm_priv = NULL;
-	setenv("XCOPY_RUNNER_VERSION", "1.4.0", 1);
-	g_last_err[0] = '\0';
-	CHECK(g_handler->open(&d, false) == -EOPNOTSUPP);
-	CHECK(strstr(g_last_err, "1.5.4") != NULL);
-	CHECK(d.hm_priv == NULL);
-	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
+	/*
+	 * open checks that the process is tcmu-runner 1.5.4 (its version string in
+	 * /proc/self/exe): this harness carries it (plugin_main.c), so g_a opened;
+	 * the scan itself: unit suite target_env.
+	 */
 }
 
 /* RECEIVE COPY STATUS (LID4) of id: the TCMU status; *st decoded when GOOD. */

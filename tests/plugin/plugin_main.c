@@ -16,12 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 int g_pass, g_fail;
 char g_tmp[256];
+
+/*
+ * The plugin opens LUs only in tcmu-runner 1.5.4, whose executable carries
+ * "1.5.4" as a C string (target/cm/async.c): this harness reproduces that
+ * runner's dispatch, so it carries the string too.
+ */
+__attribute__((used)) static const char g_runner_version[] = "\0" "1.5.4";
 
 #define MAX_TESTS 64
 #define MAX_PICKS 16
@@ -33,13 +41,25 @@ struct opts {
 	const char *pick[MAX_PICKS];
 };
 
-/* A fresh temporary directory and the plugin's view of it (environment). */
+/*
+ * The run's temporary directory, empty at the start of each test, and the
+ * plugin's view of it: the environment is set once, before the plugin reads
+ * it (target/base/env.c reads it once per process), so every test uses the
+ * same paths.
+ */
 static void
 tmp_up(void)
 {
 	const char *base = getenv("TMPDIR");
 	char env[300];
 
+	if (g_tmp[0] != '\0') {
+		if (mkdir(g_tmp, 0700) != 0) {
+			perror(g_tmp);
+			exit(2);
+		}
+		return;
+	}
 	snprintf(g_tmp, sizeof(g_tmp), "%s/xcopy-plugin.XXXXXX", base != NULL ? base : "/tmp");
 	if (mkdtemp(g_tmp) == NULL) {
 		perror("mkdtemp");
@@ -76,18 +96,21 @@ fixture_up(void)
 	cfs_lun(LOOP, 1, "user_2/lu_b");
 }
 
-/* Close the LUs; remove the directory unless the test failed (kept to look at). */
+/* Close the LUs; remove the directory, or keep it as DIR-NAME when the test failed. */
 static void
 fixture_down(const char *name, bool failed)
 {
-	char cmd[400];
+	char cmd[400], kept[400];
 
 	g_handler->close(&g_c);
 	g_handler->close(&g_b);
 	g_handler->close(&g_a);
 	if (failed) {
-		fprintf(stderr, "FAILED %s: files kept in %s\n", name, g_tmp);
-		return;
+		snprintf(kept, sizeof(kept), "%s-%s", g_tmp, name);
+		if (rename(g_tmp, kept) == 0) {
+			fprintf(stderr, "FAILED %s: files kept in %s\n", name, kept);
+			return;
+		}
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", g_tmp);
 	if (system(cmd) != 0) {
@@ -217,10 +240,9 @@ main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	/* the fault control files are read only with this (target/fault/fault.c) */
+	/* fault injection (fault= and control files) is on only with this (target/base/env.c) */
 	setenv("XCOPY_FAULT_CONTROL", "1", 1);
-	/* this harness is no tcmu-runner: claim the version open checks for */
-	setenv("XCOPY_RUNNER_VERSION", "1.5.4", 1);
+	(void)g_runner_version;
 	h = load_plugin(argv[1]);
 	g_list = calloc(1, sizeof(*g_list));
 	ran = run_tests(&o);

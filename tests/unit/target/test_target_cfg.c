@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fault/fault.h"
 #include "target_stubs.h"
 #include "ut.h"
 
@@ -37,14 +38,12 @@ cfg_every_option(void)
 	struct xt_cfg c;
 	char why[256];
 
-	CU_ASSERT_EQUAL(parse("xcopy//a/b?clone=never&cfr=never&xcopy=core&fault=write:3", &c,
-			      why), 0);
+	CU_ASSERT_EQUAL(parse("xcopy//a/b?clone=never&cfr=never&xcopy=core", &c, why), 0);
 	CU_ASSERT_STRING_EQUAL(c.path, "/a/b");
 	CU_ASSERT_EQUAL(c.clone, XT_CLONE_NEVER);
 	CU_ASSERT_EQUAL(c.cfr, XT_CFR_NEVER);
 	CU_ASSERT_EQUAL(c.xcopy, XT_XCOPY_CORE);
-	CU_ASSERT_EQUAL(c.fault.kind, XT_FAULT_WRITE);
-	CU_ASSERT_EQUAL(c.fault.nth, 3);
+	CU_ASSERT_EQUAL(c.fault.kind, XT_FAULT_NONE);
 	CU_ASSERT_EQUAL(parse("xcopy//a?clone=always", &c, why), 0);
 	CU_ASSERT_EQUAL(c.clone, XT_CLONE_ALWAYS);
 	/* empty options ("?&", a trailing '&') are no options */
@@ -85,9 +84,28 @@ cfg_refusals_name_the_fault(void)
 	expect_refused("xcopy//a?xcopy=kernel", "xcopy=kernel");
 	expect_refused("xcopy//a?color=blue", "unknown option 'color=blue'");
 	expect_refused("xcopy//a?clone", "has no '=value'");
-	expect_refused("xcopy//a?fault=melt:1", "melt");
+	/* the unit binary runs without XCOPY_FAULT_CONTROL=1 (the plugin harness sets it) */
+	expect_refused("xcopy//a?fault=write:3", "fault=write:3: fault injection is off");
 	CU_ASSERT_EQUAL(xt_cfg_parse(NULL, &c, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "no cfgstring");
+}
+
+/* fault=KIND:N as fault.c reads it once the switch is on (tests/plugin: the option itself) */
+static void
+cfg_fault_spec(void)
+{
+	struct xt_fault_spec f;
+	char why[256];
+
+	CU_ASSERT_EQUAL(xt_fault_parse("write:3", &f, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(f.kind, XT_FAULT_WRITE);
+	CU_ASSERT_EQUAL(f.nth, 3);
+	CU_ASSERT_EQUAL(xt_fault_parse("off", &f, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(f.kind, XT_FAULT_NONE);
+	CU_ASSERT_EQUAL(xt_fault_parse("melt:1", &f, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "melt"));
+	CU_ASSERT_EQUAL(xt_fault_parse("read:0", &f, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "N must be"));
 }
 
 static void
@@ -119,6 +137,7 @@ static CU_TestInfo g_tests[] = {
 	{ "defaults", cfg_defaults },
 	{ "every_option", cfg_every_option },
 	{ "refusals_name_the_fault", cfg_refusals_name_the_fault },
+	{ "fault_spec", cfg_fault_spec },
 	{ "lengths_bounded", cfg_lengths_bounded },
 	CU_TEST_INFO_NULL,
 };

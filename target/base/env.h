@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plugin's environment (env.c): every variable it honours, read once. */
+#ifndef TARGET_BASE_ENV_H
+#define TARGET_BASE_ENV_H
+
+#include <stdbool.h>
+
+struct xt_env {
+	const char *configfs_root;   /* XCOPY_CONFIGFS_ROOT, /sys/kernel/config/target */
+	const char *sysfs_root;      /* XCOPY_SYSFS_ROOT, /sys */
+	const char *stats_dir;       /* XCOPY_STATS_DIR, /run/xcopy */
+	bool fault_injection;        /* XCOPY_FAULT_CONTROL=1: fault= and control files */
+};
+
+const struct xt_env *xt_env(void);
+
+/* exe.c: does the file read from fd hold s as a NUL-delimited C string? */
+bool xt_fd_has_cstring(int fd, const char *s);
+
+#endif
