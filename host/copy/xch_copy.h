@@ -130,7 +130,7 @@ int xch_flags_check(unsigned flags);
 int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
 /*
- * The host's READ/WRITE fallback of device copies (dev_copy.c): pairs
+ * The host's READ/WRITE fallback of device copies (rw_fallback.c): pairs
  * addressed by LBA (p->src_lba), or with by_off by byte address in each
  * handle's LBA space (p->src_off, device-mapper pieces). Each call has its
  * own buffer; the counters go into st under mu.
