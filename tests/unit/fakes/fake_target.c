@@ -245,6 +245,29 @@ fk_out(struct fk *f, const struct xcm_list *l)
 	}
 }
 
+/* Wait (lock released) until gather_ms + 1 s from now. */
+static void
+fk_deadline(const struct fk *f, struct timespec *until)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += f->gather_ms / 1000 + 1;
+}
+
+/*
+ * With rw_wait_xcopies: a (not scripted) EXTENDED COPY is held until the
+ * host's fallback READ has come, so that commands are left to send while
+ * it copies (their arrivals are what fk_rw_wait counts).
+ */
+static void
+fk_hold_until_rw(struct fk *f)
+{
+	struct timespec until;
+
+	fk_deadline(f, &until);
+	while (!f->rw_started && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
+	}
+}
+
 /* Execute a decoded list's segments on the memory LUs. */
 static void
 fk_run_segs(struct fk_port *pt, const struct xcm_list *l, struct xch_cmd *c)
@@ -300,6 +323,9 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 	}
 	f->nxcopy++;
 	pthread_cond_broadcast(&f->cv);
+	if (f->rw_wait_xcopies > 0) {
+		fk_hold_until_rw(f);
+	}
 	if (f->always_fail) {
 		fk_sense(c, &f->always);
 		return;
@@ -335,9 +361,9 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 }
 
 /*
- * A READ that waits (lock released) for rw_wait_xcopies more EXTENDED
- * COPYs, or gather_ms: what the host sends while one of its workers copies
- * a range itself. Once.
+ * A READ that releases the held EXTENDED COPYs and waits (lock released) for
+ * rw_wait_xcopies more to arrive, or gather_ms + 1 s: what the host sends
+ * while one of its workers copies a range itself. Once.
  */
 static void
 fk_rw_wait(struct fk *f)
@@ -345,8 +371,9 @@ fk_rw_wait(struct fk *f)
 	struct timespec until;
 	int start = f->nxcopy;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += f->gather_ms / 1000 + 1;
+	f->rw_started = true;   /* the held EXTENDED COPYs go on */
+	pthread_cond_broadcast(&f->cv);
+	fk_deadline(f, &until);
 	while (f->nxcopy - start < f->rw_wait_xcopies &&
 	       pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
 	}

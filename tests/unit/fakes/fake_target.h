@@ -68,7 +68,9 @@ struct fk {
 	int lid_busy[256];         /* outstanding XCOPYs per LIST ID (usage 10b) */
 	int dup_ids;               /* a 10b LIST ID sent while outstanding */
 	uint64_t fail_src_lba1;    /* fail the XCOPY whose first segment reads here (+1) */
-	int rw_wait_xcopies;       /* the next READ waits until this many more XCOPYs came */
+	int rw_wait_xcopies;       /* XCOPYs are held until a READ comes, which waits */
+				   /* ... until this many more XCOPYs came */
+	bool rw_started;           /* that READ came */
 	int rw_saw_xcopies;        /* ... how many came while it waited (gather_ms at most) */
 	struct xcm_err fail_err;
 	/* ROD tokens (fake_tokens.c), decoded and encoded by the engine */

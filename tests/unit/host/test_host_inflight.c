@@ -204,9 +204,11 @@ host_inflight_failure_falls_back_its_ranges_only(void)
 
 /*
  * A worker copying its failed command's range on the host does not hold up
- * the others: its READ waits for two more EXTENDED COPYs, which only come if
- * the other workers can take and send commands meanwhile (a fallback under
- * the copy's lock would see none and wait out gather_ms).
+ * the others. The first EXTENDED COPY fails; the others are held until its
+ * fallback READ comes (8 commands are then still to send), and that READ
+ * waits for two more EXTENDED COPYs, which only come if the other workers
+ * can take and send commands meanwhile (a fallback under the copy's lock
+ * sees none and waits out its bound).
  */
 static void
 host_inflight_fallback_beside_commands_in_flight(void)
@@ -217,8 +219,9 @@ host_inflight_fallback_beside_commands_in_flight(void)
 
 	f->until_idle = false;
 	f->gather = 1;
-	f->fail_src_lba1 = 0 + 1;   /* the first command: COPY ABORTED, host copy */
-	xcm_err_set_segment(&f->fail_err, XCM_E_CA_DEVICE_FAILURE, 0, -1);
+	f->script[0].nth = 0;   /* the first command to arrive: COPY ABORTED, host copy */
+	xcm_err_set_segment(&f->script[0].err, XCM_E_CA_DEVICE_FAILURE, 0, -1);
+	f->nscript = 1;
 	f->rw_wait_xcopies = 2;
 	a = ut_open(f, 0, 0, 0);
 	b = ut_open(f, 1, 0, 0);
