@@ -190,22 +190,33 @@ rbd_copy_tokens() {
 	lab_check "  ... rbd/a1 equals its model: that range zero, the rest unchanged" \
 		rbd_export_is rbd/a1 "$W/a1.model"
 	rm -f "$W/a1.model" "$W/zero.tok"
-	# another client with the image open (rbd watch): no token, 55/0D
-	# (rbd watch runs until its stdin has a line)
-	rbd watch rbd2/b0 < <(sleep 30) >/dev/null 2>&1 &
+	# another client with the image open (rbd watch): tokens follow the copy-from
+	# rule (target/README.md, "Standby gateways"): b0's LU owns its image's lock
+	# (pinned by the copies to it): a token; c0's LU never took its lock: no
+	# token, 55/0D (rbd watch runs until its stdin has a line)
+	rbd create --size 16M rbd2/c0
+	c0=$(lab_user_create c0 xcopy "rbd/rbd2/c0$C" 16M)
+	lab_loop_export "$c0" >/dev/null
+	sgc0=$(lab_sg "$c0")
+	rbd watch rbd2/b0 < <(sleep 60) >/dev/null 2>&1 &
 	w=$!
-	sleep 3
-	lab_check "  rbd status rbd2/b0 lists the other client's watch" \
-		sh -c "rbd status rbd2/b0 | grep -q 'watcher='"
+	rbd watch rbd2/c0 < <(sleep 60) >/dev/null 2>&1 &
+	w2=$!
+	lab_check "  rbd status lists the other client's watch on rbd2/b0 and rbd2/c0" \
+		lab_wait_for sh -c "rbd status rbd2/b0 | grep -q 'watcher=' && rbd status rbd2/c0 | grep -q 'watcher='"
 	out=$("$xcb" pt "$sgb0" 0x63 0 "$W/rbd2.tok" 0:2048 2>&1 || true)
-	kill "$w" 2>/dev/null || true
-	wait "$w" 2>/dev/null || true
-	lab_check "PT while another client has the image open: ILLEGAL REQUEST 55/0D, no token ($(rbd_tok_sense "$out"))" \
+	lab_check "PT on b0 (lock ours) while another client has the image open: a token ($(rbd_tok_sense "$out"))" \
+		test "$(rbd_tok_sense "$out")" = "0 0"
+	out=$("$xcb" pt "$sgc0" 0x65 0 "$W/rbd3.tok" 0:2048 2>&1 || true)
+	kill "$w" "$w2" 2>/dev/null || true
+	wait "$w" "$w2" 2>/dev/null || true
+	lab_check "PT on c0 (lock not ours) while another client has it open: ILLEGAL REQUEST 55/0D, no token ($(rbd_tok_sense "$out"))" \
 		test "$(rbd_tok_sense "$out")" = "0x05 0x550d"
 	w=$LAB_RUN_DIR/tcmu/tcmu-runner.log
 	[ -f "$w" ] || w=/var/log/tcmu-runner.log
-	lab_check "  ... the runner log names the reason" grep -q "no token: image rbd2/b0 is open by another client" "$w"
-	rm -f "$W/rbd.tok" "$W/rbd2.tok"
+	lab_check "  ... the runner log names the reason" \
+		grep -q "no token: image rbd2/c0 is open by another client and the exclusive lock is not ours" "$w"
+	rm -f "$W/rbd.tok" "$W/rbd2.tok" "$W/rbd3.tok"
 }
 
 rbd_copy_checks() {
