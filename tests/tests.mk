@@ -14,7 +14,8 @@ UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
 # target/ modules with unit suites of their own (tests/unit/target/);
 # tests/unit/fakes/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/stats.o base/naa.o \
-	tcmu/sbc_check.o lio/access.o lio/nexus.o tokens/tokens.o cm/held.o)
+	tcmu/sbc_check.o lio/access.o lio/nexus.o tokens/tokens.o cm/held.o \
+	cm/async.o cm/async_parse.o cm/cm_limits.o)
 # xos_now_ms goes through tests/unit/fakes/fake_clock.c: the token and held
 # result suites move time instead of sleeping (the real clock unless frozen)
 UT_WRAP := -Wl,--wrap=xos_now_ms
