@@ -14,7 +14,11 @@ UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
 # target/ modules with unit suites of their own (tests/unit/target/);
 # tests/unit/fakes/target_stubs.c stands in for the runner's log functions
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/env.o base/exe.o base/stats.o base/naa.o \
-	tcmu/sbc_check.o lio/access.o lio/nexus.o)
+	tcmu/sbc_check.o lio/access.o lio/nexus.o tokens/tokens.o cm/held.o \
+	cm/async.o cm/async_parse.o cm/cm_limits.o)
+# xos_now_ms goes through tests/unit/fakes/fake_clock.c: the token and held
+# result suites move time instead of sleeping (the real clock unless frozen)
+UT_WRAP := -Wl,--wrap=xos_now_ms
 # store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/store_copy.o store/file/file_copy.o \
 	store/file/parallel.o)
@@ -27,7 +31,7 @@ $(UT_OBJS): | check-test-deps
 $(UT_BIN): $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAN_FLAGS) -o $@ $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN) $(UT_LIBS) \
+	$(Q)$(CC) $(SAN_FLAGS) $(UT_WRAP) -o $@ $(UT_OBJS) $(UT_SAN_OBJS) $(LIBXCM_SAN) $(UT_LIBS) \
 		$(CUNIT_LIBS) $(SGUTILS_LIBS)
 
 .PHONY: test-unit unit-tests

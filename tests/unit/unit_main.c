@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CUnit/Automated.h>
@@ -57,6 +58,45 @@ selected(const char *filter, const char *suite, const char *test)
 		}
 	}
 	return false;
+}
+
+/*
+ * The target's environment is read once per process (target/base/env.c):
+ * the run has one configfs root and one stats folder, set before any suite
+ * runs; suites write under them (XCOPY_CONFIGFS_ROOT, XCOPY_STATS_DIR) and
+ * clean up after themselves.
+ */
+static char g_env_root[512];
+
+static void
+env_up(void)
+{
+	char p[600];
+
+	const char *base = getenv("TMPDIR");
+
+	snprintf(g_env_root, sizeof(g_env_root), "%s/xcopy-unit-XXXXXX",
+		 base != NULL ? base : "/tmp");
+	if (mkdtemp(g_env_root) == NULL) {
+		perror(g_env_root);
+		exit(2);
+	}
+	snprintf(p, sizeof(p), "%s/cfs", g_env_root);
+	if (mkdir(p, 0700) != 0 || setenv("XCOPY_CONFIGFS_ROOT", p, 1) != 0) {
+		perror(p);
+		exit(2);
+	}
+	snprintf(p, sizeof(p), "%s/stats", g_env_root);
+	if (mkdir(p, 0700) != 0 || setenv("XCOPY_STATS_DIR", p, 1) != 0) {
+		perror(p);
+		exit(2);
+	}
+}
+
+static void
+env_down(void)
+{
+	ut_rm_tree(g_env_root);
 }
 
 int
@@ -117,6 +157,7 @@ main(int argc, char **argv)
 		CU_cleanup_registry();
 		return 0;
 	}
+	env_up();
 	if (xml != NULL) {
 		CU_set_output_filename(xml);
 		CU_automated_run_tests();
@@ -128,5 +169,6 @@ main(int argc, char **argv)
 	       CU_get_number_of_tests_run(), failures, CU_get_number_of_tests_failed(),
 	       ut_skipped());
 	CU_cleanup_registry();
+	env_down();
 	return failures > 255 ? 255 : (int)failures;
 }
