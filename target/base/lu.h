@@ -151,33 +151,53 @@ struct xt_async {
 	bool closing;
 };
 
-/* One open user:xcopy device; the engine sees it as struct xcm_lu. */
+struct xt_store_ops;               /* below */
+
+/*
+ * One open user:xcopy device (tcmu/lu_open.c allocates it); the engine sees
+ * it as its opaque struct xcm_lu. Fields grouped by the concern that owns
+ * them; the comment of each group says who writes it.
+ */
 struct xcm_lu {
+	/* identity (lu_open.c, lio/): who the LU is, read-only once open */
 	struct tcmu_device *dev;
-	struct xt_cfg cfg;
-	int fd;
-	dev_t st_dev;
-	ino_t st_ino;
-	uint32_t fs_block;                /* clone alignment of the backing file's fs */
 	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
-	struct xt_async as;               /* jobs in flight + store (under as.lock) */
-	struct xt_nexus_set nexus;        /* xt_nexus_sessions at the last 83h/84h command */
-	bool nexus_known;                 /* (both under as.lock) */
-	struct xcm_store *store;
-	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
-	struct xt_toktab *tok;            /* ROD tokens this LU made (tokens/tokens.h, own lock) */
+	struct xt_cfg cfg;                /* the cfgstring (file: cfg.c, RBD: store_rbd.c) */
+
+	/* store: what holds the LU's blocks (store/), set at open */
+	const struct xt_store_ops *ops;   /* the store under the LU's I/O (below) */
+	void *priv;                       /* the store's own state (struct xt_rbd *: RBD) */
+	int fd;                           /* file: the backing file (-1: none) */
+	dev_t st_dev;                     /* file: its device and inode (same-file checks) */
+	ino_t st_ino;
+	uint32_t fs_block;                /* clone alignment of the backing file's fs (RBD: object size) */
 	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
-	/* command state, touched only by this LU's command thread */
+
+	/* copy manager (cm/): jobs in flight, held results, under as.lock */
+	struct xt_async as;
+	struct xcm_store *store;          /* LID1 results (xcm/xcm.h) */
+	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h) */
+	struct xt_nexus_set nexus;        /* xt_nexus_sessions at the last 83h/84h command */
+	bool nexus_known;
+
+	/* tokens (tokens/): ROD tokens this LU made, own lock */
+	struct xt_toktab *tok;
+
+	/* command thread (tcmu/): touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
 	uint8_t rsp[4096];                /* data-in staging */
+
+	/* stats (base/stats.c), under stats_lock */
 	pthread_mutex_t stats_lock;
 	struct xt_stats stats;
-	struct xcm_lu *next;              /* registry (cm/backend.c, under its lock): */
-	uint64_t reg_id;                  /* ... this LU's registration, unique */
-	unsigned refs;                    /* ... other LUs' commands using it */
+
+	/* registry (cm/backend.c), under its lock */
+	struct xcm_lu *next;
+	uint64_t reg_id;                  /* this LU's registration, unique */
+	unsigned refs;                    /* other LUs' commands using it */
 };
 
 /* Which path moved the bytes of a copy (file_copy.c, store_copy.c, store_rbd.c) */
@@ -240,22 +260,6 @@ struct xt_store_ops {
 	 */
 	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
 };
-
-/*
- * An LU as lu_open.c allocates it: the engine-facing struct xcm_lu first,
- * then its store. Only LUs opened by xt_handler_open are xt_lu_x.
- */
-struct xt_lu_x {
-	struct xcm_lu lu;
-	const struct xt_store_ops *ops;
-	void *priv;                                                /* struct xt_rbd * (rbd) */
-};
-
-static inline struct xt_lu_x *
-xt_lux(const struct xcm_lu *lu)
-{
-	return (struct xt_lu_x *)lu;
-}
 
 /* ------------------------------------------------------------------------ */
 /* iovec helpers (iov.c), stats file (stats.c)                              */

@@ -139,15 +139,14 @@ xt_odx_stop(const struct xt_job *job)
 struct xcm_lu *
 xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 {
-	struct xt_lu_x *x = calloc(1, sizeof(*x));
-	struct xcm_lu *v = x != NULL ? &x->lu : NULL;
+	struct xcm_lu *v = calloc(1, sizeof(*v));
 	struct stat st;
 
-	if (x == NULL || fstat(fd, &st) != 0) {
-		free(x);
+	if (v == NULL || fstat(fd, &st) != 0) {
+		free(v);
 		return NULL;
 	}
-	x->ops = &xt_store_file;
+	v->ops = &xt_store_file;
 	v->fd = fd;
 	v->fs_block = lu->fs_block;
 	v->st_dev = st.st_dev;
@@ -261,8 +260,8 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 
 	char why[256];
 
-	if (xt_lux(lu)->ops->token_guard != NULL &&
-	    xt_lux(lu)->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
+	if (lu->ops->token_guard != NULL &&
+	    lu->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
 		/* a token another client could change behind it: none (the host copies itself) */
 		tcmu_dev_warn(lu->dev, "xcopy: POPULATE TOKEN list %u: no token: %s\n",
 			      job->list.list_id4, why);
@@ -328,7 +327,7 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 		xt_tok_note_write(lu, off, len);
 		done = 0;
 		if (len > 0 && !xt_lu_is_file(lu)) {
-			rc = xt_lux(lu)->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
+			rc = lu->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
 		} else if (len > 0) {
 			rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
 					    &how, &done);

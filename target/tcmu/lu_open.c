@@ -98,8 +98,8 @@ lu_free(struct xcm_lu *lu)
 	if (lu == NULL) {
 		return;
 	}
-	if (xt_lux(lu)->ops != NULL && xt_lux(lu)->ops->close != NULL) {
-		xt_lux(lu)->ops->close(lu);
+	if (lu->ops != NULL && lu->ops->close != NULL) {
+		lu->ops->close(lu);
 	}
 	if (lu->fd >= 0) {
 		close(lu->fd);
@@ -142,7 +142,7 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 {
 	uint32_t bs = tcmu_dev_get_block_size(dev);
 	uint64_t lbas = tcmu_dev_get_num_lbas(dev), need;
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	int rc = ops->open(lu, size);
 
 	if (rc != 0) {
@@ -192,14 +192,13 @@ lu_alloc_state(struct xcm_lu *lu)
 static struct xcm_lu *
 lu_new(struct tcmu_device *dev, int *rc)
 {
-	struct xt_lu_x *x = calloc(1, sizeof(*x));
-	struct xcm_lu *lu = &x->lu;
+	struct xcm_lu *lu = calloc(1, sizeof(*lu));
 
-	if (x == NULL) {
+	if (lu == NULL) {
 		*rc = -ENOMEM;
 		return NULL;
 	}
-	x->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
+	lu->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
 	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
@@ -231,7 +230,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 		return rc;
 	}
 	/* the file form's cfgstring; the RBD store fills lu->cfg itself (store_rbd.c) */
-	rc = xt_lux(lu)->ops == &xt_store_file ?
+	rc = lu->ops == &xt_store_file ?
 	     xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
 	if (rc != 0) {
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
@@ -254,7 +253,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators
 	 * send SYNCHRONIZE CACHE -> fdatasync). RBD: librbd's cache is off (WCE = 0).
 	 */
-	tcmu_dev_set_write_cache_enabled(dev, xt_lux(lu)->ops == &xt_store_file);
+	tcmu_dev_set_write_cache_enabled(dev, lu->ops == &xt_store_file);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
 	xt_stats_write(lu);
@@ -288,7 +287,7 @@ int
 xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	uint64_t size = 0;
 
 	switch (cfg->type) {
