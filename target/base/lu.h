@@ -227,15 +227,37 @@ struct xt_copy_acct {
  * backing file (store_file.c) or an RBD image (store_rbd.c), chosen by the
  * cfgstring (xcopy//PATH or xcopy/rbd/POOL/IMAGE). Every call is synchronous
  * on the calling thread (the runner's workers); 0 or -errno. EXTENDED COPY
- * goes through xt_lu_copy (store_copy.c); ROD tokens (odx.c) and write-behind
- * work on lu->fd: file LUs only.
+ * goes through xt_lu_copy (store_copy.c). Callers above store/ ask the
+ * store what they need (the capabilities below), never which store it is.
  */
 struct xt_store_ops {
 	const char *name;                                          /* "file", "rbd" */
+	/*
+	 * Writes land in this host's page cache: a volatile write cache (WCE = 1
+	 * at open: initiators send SYNCHRONIZE CACHE) and EXTENDED COPY writes
+	 * are written back behind the copy (xt_wb_chunk). False: the store has
+	 * no cache of its own here (RBD: librbd's cache is off, WCE = 0).
+	 */
+	bool page_cache;
+	/*
+	 * lu->cfg.clone and .cfr are the LU's policy for the file to file copies
+	 * it receives (cfgstring clone=, cfr=). False: they only describe the
+	 * LU's own store (RBD: never/never) and such copies use auto/auto.
+	 */
+	bool copy_policy;
+	/* The engine's chunk for a list this LU receives, with no fault armed. */
+	uint64_t copy_chunk;
+	/*
+	 * Optional: parse the cfgstring into lu->cfg before open (file: cfg.c);
+	 * NULL: open fills lu->cfg itself (RBD). 0, or -errno with a reason in why.
+	 */
+	int (*parse)(const char *cfgstring, struct xt_cfg *cfg, char *why, size_t whylen);
 	/* check_config: may the LU be opened? 0, or -errno with a reason in why */
 	int (*check)(const char *cfgstring, char *why, size_t whylen);
 	/* open the store of lu->dev (logs its reasons); *size: the store's bytes */
 	int (*open)(struct xcm_lu *lu, uint64_t *size);
+	/* log that the store's size bytes cannot hold the LU's need bytes, and the fix */
+	void (*too_small)(struct xcm_lu *lu, uint64_t size, uint64_t need);
 	void (*close)(struct xcm_lu *lu);
 	int (*size)(struct xcm_lu *lu, uint64_t *bytes);
 	int (*io)(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len,
@@ -243,6 +265,12 @@ struct xt_store_ops {
 	int (*flush)(struct xcm_lu *lu);
 	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
 	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
+	/*
+	 * Optional: zeros that keep the allocation where the store can (WRITE
+	 * USING TOKEN with the block device zero ROD token); *done: bytes zeroed
+	 * before a failure. NULL: zero does it (RBD: librbd write-zeroes).
+	 */
+	int (*write_zeroes)(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done);
 	/*
 	 * Optional: copy between two LUs of this store inside the store (RBD:
 	 * RADOS copy-from when safe, else librbd read/write; counted in acct).

@@ -139,18 +139,11 @@ xt_odx_stop(const struct xt_job *job)
 struct xcm_lu *
 xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 {
-	struct xcm_lu *v = calloc(1, sizeof(*v));
-	struct stat st;
+	struct xcm_lu *v = xt_file_view(fd, lu->fs_block);
 
-	if (v == NULL || fstat(fd, &st) != 0) {
-		free(v);
+	if (v == NULL) {
 		return NULL;
 	}
-	v->ops = &xt_store_file;
-	v->fd = fd;
-	v->fs_block = lu->fs_block;
-	v->st_dev = st.st_dev;
-	v->st_ino = st.st_ino;
 	v->cfg = lu->cfg;
 	snprintf(v->cfg.path, sizeof(v->cfg.path), "%.4000s (token snapshot)", lu->cfg.path);
 	snprintf(v->name, sizeof(v->name), "%.100s-snap", lu->name);
@@ -321,16 +314,14 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 
 	for (i = 0; i < l->nranges; i++) {
 		uint64_t off = l->range[i].lba * bs, len = (uint64_t)l->range[i].count * bs, done;
-		enum xos_zero_how how;
 		int rc = 0;
 
 		xt_tok_note_write(lu, off, len);
 		done = 0;
-		if (len > 0 && !xt_lu_is_file(lu)) {
-			rc = lu->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
+		if (len > 0 && lu->ops->write_zeroes != NULL) {
+			rc = lu->ops->write_zeroes(lu, off, len, &done);
 		} else if (len > 0) {
-			rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
-					    &how, &done);
+			rc = lu->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
 		}
 		res->bytes += rc == 0 ? len : done;
 		if (rc != 0) {

@@ -16,10 +16,17 @@
 #include "store/rbd/store_rbd.h"
 #include "store/store.h"
 
-bool
+/* Is lu's store the backing file (file to file copies: copy.c, parallel.c)? */
+static bool
 xt_lu_is_file(const struct xcm_lu *lu)
 {
 	return lu->ops == &xt_store_file;
+}
+
+unsigned int
+xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst)
+{
+	return xt_lu_is_file(src) && xt_lu_is_file(dst) ? XT_PAR_PIECES : 1;
 }
 
 /* n bytes of buf to dst; an injected short write (fault.c) is continued. */

@@ -14,18 +14,9 @@
 #include "cm/cm.h"
 #include "lio/lio.h"
 #include "odx/odx.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
+#include "store/store.h"
 #include "tcmu/handler.h"
 #include "tokens/tokens.h"
-
-/* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
-static const struct xt_store_ops *
-xt_store_for(const char *cfgstring)
-{
-	return cfgstring != NULL && strncmp(cfgstring, "xcopy/rbd/", 10) == 0 ? &xt_store_rbd
-									      : &xt_store_file;
-}
 
 bool
 xt_handler_check_config(const char *cfgstring, char **reason)
@@ -154,18 +145,8 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 		return -EINVAL;
 	}
 	need = lbas * bs;
-	if (*size < need && ops == &xt_store_file) {
-		tcmu_dev_err(dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
-			     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
-			     lu->cfg.path, (unsigned long long)*size, (unsigned long long)lbas, bs,
-			     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
-		return -EINVAL;
-	}
 	if (*size < need) {
-		tcmu_dev_err(dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
-			     "grow it (rbd resize --size %lluB)\n", lu->cfg.path,
-			     (unsigned long long)*size, (unsigned long long)need,
-			     (unsigned long long)need);
+		ops->too_small(lu, *size, need);
 		return -EINVAL;
 	}
 	return 0;
@@ -230,8 +211,8 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 		return rc;
 	}
 	/* the file form's cfgstring; the RBD store fills lu->cfg itself (store_rbd.c) */
-	rc = lu->ops == &xt_store_file ?
-	     xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
+	rc = lu->ops->parse != NULL ?
+	     lu->ops->parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
 	if (rc != 0) {
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
 		goto fail;
@@ -253,7 +234,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators
 	 * send SYNCHRONIZE CACHE -> fdatasync). RBD: librbd's cache is off (WCE = 0).
 	 */
-	tcmu_dev_set_write_cache_enabled(dev, lu->ops == &xt_store_file);
+	tcmu_dev_set_write_cache_enabled(dev, lu->ops->page_cache);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
 	xt_stats_write(lu);

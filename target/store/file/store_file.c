@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -73,6 +74,18 @@ file_open(struct xcm_lu *lu, uint64_t *size)
 }
 
 static void
+file_too_small(struct xcm_lu *lu, uint64_t size, uint64_t need)
+{
+	uint32_t bs = tcmu_dev_get_block_size(lu->dev);
+
+	tcmu_dev_err(lu->dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
+		     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
+		     lu->cfg.path, (unsigned long long)size,
+		     (unsigned long long)tcmu_dev_get_num_lbas(lu->dev), bs,
+		     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
+}
+
+static void
 file_close(struct xcm_lu *lu)
 {
 	if (lu->fd >= 0) {
@@ -115,13 +128,47 @@ file_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 	return xos_zero_range(lu->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
 }
 
+/* Zeros keeping the allocation (ZERO_RANGE first, then a hole, then written zeros). */
+static int
+file_write_zeroes(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
+{
+	enum xos_zero_how how;
+
+	return xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE, &how,
+			      done);
+}
+
+struct xcm_lu *
+xt_file_view(int fd, uint32_t fs_block)
+{
+	struct xcm_lu *v = calloc(1, sizeof(*v));
+	struct stat st;
+
+	if (v == NULL || fstat(fd, &st) != 0) {
+		free(v);
+		return NULL;
+	}
+	v->ops = &xt_store_file;
+	v->fd = fd;
+	v->fs_block = fs_block;
+	v->st_dev = st.st_dev;
+	v->st_ino = st.st_ino;
+	return v;
+}
+
 const struct xt_store_ops xt_store_file = {
 	.name = "file",
+	.page_cache = true,
+	.copy_policy = true,
+	.copy_chunk = (uint64_t)XT_CHUNK * XT_PAR_PIECES,   /* pieces copied at once (parallel.c) */
+	.parse = xt_cfg_parse,
 	.check = file_check,
 	.open = file_open,
+	.too_small = file_too_small,
 	.close = file_close,
 	.size = file_size,
 	.io = file_io,
 	.flush = file_flush,
 	.zero = file_zero,
+	.write_zeroes = file_write_zeroes,
 };

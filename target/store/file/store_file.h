@@ -28,6 +28,12 @@ int xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t wh
 /* ------------------------------------------------------------------------ */
 
 extern const struct xt_store_ops xt_store_file;
+/*
+ * An LU of the file store on fd (a token's snapshot, odx.c), fs_block its
+ * clone alignment: no device, registry entry or faults; the caller keeps fd
+ * and free() releases the LU.
+ */
+struct xcm_lu *xt_file_view(int fd, uint32_t fs_block);
 
 /* Write-behind of one job's destination chunks (file_copy.c). */
 struct xt_wb {

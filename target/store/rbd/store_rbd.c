@@ -116,6 +116,14 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 }
 
 static void
+rbd_too_small(struct xcm_lu *lu, uint64_t size, uint64_t need)
+{
+	tcmu_dev_err(lu->dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
+		     "grow it (rbd resize --size %lluB)\n", lu->cfg.path,
+		     (unsigned long long)size, (unsigned long long)need, (unsigned long long)need);
+}
+
+static void
 rbd_close_lu(struct xcm_lu *lu)
 {
 	xt_rbd_close(lu->priv);
@@ -265,8 +273,10 @@ rbd_token_guard(struct xcm_lu *lu, bool at_use, char *why, size_t whylen)
 
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
+	.copy_chunk = XT_RBD_CHUNK,
 	.check = rbd_check,
 	.open = rbd_open_lu,
+	.too_small = rbd_too_small,
 	.close = rbd_close_lu,
 	.size = rbd_size,
 	.io = rbd_io,
@@ -298,6 +308,7 @@ rbd_missing_open(struct xcm_lu *lu, uint64_t *size)
 
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
+	.copy_chunk = XT_RBD_CHUNK,
 	.check = rbd_missing,
 	.open = rbd_missing_open,
 };
