@@ -168,12 +168,8 @@ struct xcm_lu {
 
 	/* store: what holds the LU's blocks (store/), set at open */
 	const struct xt_store_ops *ops;   /* the store under the LU's I/O (below) */
-	void *priv;                       /* the store's own state (struct xt_rbd *: RBD) */
-	int fd;                           /* file: the backing file (-1: none) */
-	dev_t st_dev;                     /* file: its device and inode (same-file checks) */
-	ino_t st_ino;
-	uint32_t fs_block;                /* clone alignment of the backing file's fs (RBD: object size) */
-	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
+	void *priv;                       /* the store's own state (file: struct xt_file, RBD: struct xt_rbd) */
+	bool reflink;                     /* ROD tokens are snapshots (the store's reflink probe at open) */
 
 	/* copy manager (cm/): jobs in flight, held results, under as.lock */
 	struct xt_async as;
@@ -271,6 +267,12 @@ struct xt_store_ops {
 	 * before a failure. NULL: zero does it (RBD: librbd write-zeroes).
 	 */
 	int (*write_zeroes)(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done);
+	/*
+	 * Optional, once at open: can the store snapshot lu's blocks by clones
+	 * into an unlinked file beside it (point-in-time ROD tokens, odx.c)?
+	 * NULL: no (tokens are change vulnerable).
+	 */
+	bool (*reflink)(struct xcm_lu *lu);
 	/*
 	 * Optional: copy between two LUs of this store inside the store (RBD:
 	 * RADOS copy-from when safe, else librbd read/write; counted in acct).

@@ -334,8 +334,8 @@ be_run_len(void *vctx, struct xcm_lu *src, struct xcm_lu *dst)
 	if (xt_lu_store_copies(src, dst)) {
 		return XT_RBD_CHUNK;
 	}
-	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !src->reflink || !dst->reflink ||
-	    src->st_dev != dst->st_dev || xt_fault_active(src) || xt_fault_active(dst)) {
+	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !xt_lu_clones(src, dst) ||
+	    xt_fault_active(src) || xt_fault_active(dst)) {
 		return 0;
 	}
 	return XT_RUN_MAX;

@@ -18,12 +18,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -49,40 +46,6 @@ xt_tok_limits(const struct xcm_lu *lu)
 {
 	pthread_once(&g_tl_once, tl_init);
 	return lu->reflink ? &g_tl_pit : &g_tl_vuln;
-}
-
-/* An unlinked file in the backing file's directory (same filesystem: clones work). */
-static int
-hidden_file(const struct xcm_lu *lu)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", lu->cfg.path);
-	return open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-}
-
-bool
-xt_odx_probe_reflink(struct xcm_lu *lu)
-{
-	struct file_clone_range fcr;
-	struct stat st;
-	int fd;
-	bool ok;
-
-	if (lu->cfg.clone == XT_CLONE_NEVER || fstat(lu->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < lu->fs_block) {
-		return false;
-	}
-	fd = hidden_file(lu);
-	if (fd < 0) {
-		return false;
-	}
-	memset(&fcr, 0, sizeof(fcr));
-	fcr.src_fd = lu->fd;
-	fcr.src_length = lu->fs_block;
-	ok = ioctl(fd, FICLONERANGE, &fcr) == 0;
-	close(fd);
-	return ok;
 }
 
 enum xcm_status
@@ -139,12 +102,11 @@ xt_odx_stop(const struct xt_job *job)
 struct xcm_lu *
 xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 {
-	struct xcm_lu *v = xt_file_view(fd, lu->fs_block);
+	struct xcm_lu *v = xt_file_view(lu, fd);
 
 	if (v == NULL) {
 		return NULL;
 	}
-	v->cfg = lu->cfg;
 	snprintf(v->cfg.path, sizeof(v->cfg.path), "%.4000s (token snapshot)", lu->cfg.path);
 	snprintf(v->name, sizeof(v->name), "%.100s-snap", lu->name);
 	return v;
@@ -179,7 +141,7 @@ snapshot(struct xt_job *job, struct xt_tok *tok, struct xcm_err *err)
 	uint32_t i;
 	int rc = 0;
 
-	tok->snap_fd = hidden_file(lu);
+	tok->snap_fd = xt_file_tmpfile(lu);
 	if (tok->snap_fd < 0 || ftruncate(tok->snap_fd, (off_t)size) != 0 ||
 	    (v = xt_odx_snap_view(lu, tok->snap_fd)) == NULL) {
 		rc = -errno;

@@ -34,6 +34,8 @@ bool xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst);
  * where it copies in parallel pieces (file to file), else 1.
  */
 unsigned int xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst);
+/* May a copy from src to dst clone (two reflink file LUs on one filesystem)? */
+bool xt_lu_clones(const struct xcm_lu *src, const struct xcm_lu *dst);
 /* store.c: the store a cfgstring names (xcopy/rbd/... RBD, anything else the file form). */
 const struct xt_store_ops *xt_store_for(const char *cfgstring);
 

@@ -23,6 +23,13 @@ xt_lu_is_file(const struct xcm_lu *lu)
 	return lu->ops == &xt_store_file;
 }
 
+bool
+xt_lu_clones(const struct xcm_lu *src, const struct xcm_lu *dst)
+{
+	return src->reflink && dst->reflink && xt_lu_is_file(src) && xt_lu_is_file(dst) &&
+	       xt_file(src)->st_dev == xt_file(dst)->st_dev;
+}
+
 unsigned int
 xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst)
 {

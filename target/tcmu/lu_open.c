@@ -92,9 +92,6 @@ lu_free(struct xcm_lu *lu)
 	if (lu->ops != NULL && lu->ops->close != NULL) {
 		lu->ops->close(lu);
 	}
-	if (lu->fd >= 0) {
-		close(lu->fd);
-	}
 	if (lu->store != NULL) {
 		xcm_store_destroy(lu->store);
 	}
@@ -161,7 +158,7 @@ lu_alloc_state(struct xcm_lu *lu)
 	lu->store = xcm_store_create();
 	lu->store4 = xcm_store4_create();
 	lu->tok = xt_tok_create(lu);
-	lu->reflink = xt_odx_probe_reflink(lu);
+	lu->reflink = lu->ops->reflink != NULL && lu->ops->reflink(lu);
 	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL || lu->tok == NULL) {
 		tcmu_dev_err(lu->dev, "xcopy: out of memory\n");
 		return -ENOMEM;
@@ -180,7 +177,6 @@ lu_new(struct tcmu_device *dev, int *rc)
 		return NULL;
 	}
 	lu->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
-	lu->fd = -1;
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
 	*rc = xt_async_init(lu);

@@ -111,7 +111,6 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 		return -EINVAL;
 	}
 	*size = r->geom.size;
-	lu->fs_block = (uint32_t)r->geom.object_size;
 	return 0;
 }
 

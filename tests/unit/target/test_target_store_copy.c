@@ -57,7 +57,7 @@ mem_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint6
 static int
 file_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off, bool wr)
 {
-	return xt_iov_io(lu->fd, iov, cnt, len, (off_t)off, wr);
+	return xt_iov_io(xt_file(lu)->fd, iov, cnt, len, (off_t)off, wr);
 }
 
 /* A store's own copy: a plain memmove, counted. */
@@ -104,6 +104,7 @@ xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bo
 
 struct lu {
 	struct xcm_lu lu;
+	struct xt_file file;     /* the file store's state (file LUs) */
 	struct mem m;
 };
 
@@ -117,7 +118,7 @@ lu_make(const struct xt_store_ops *ops, unsigned int seed)
 	UT_ASSERT_FATAL(l != NULL);
 	l->lu.ops = ops;
 	l->lu.priv = &l->m;
-	l->lu.fd = -1;
+	l->file.fd = -1;
 	l->m.fail_at = UINT64_MAX;
 	l->m.buf = malloc(LU_LEN);
 	UT_ASSERT_FATAL(l->m.buf != NULL);
@@ -126,11 +127,12 @@ lu_make(const struct xt_store_ops *ops, unsigned int seed)
 		l->m.buf[i] = (uint8_t)rand();
 	}
 	if (ops == &xt_store_file) {
-		l->lu.fd = memfd_create("ut-store-copy", 0);
-		UT_ASSERT_FATAL(l->lu.fd >= 0);
-		UT_ASSERT_FATAL(pwrite(l->lu.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
-		l->lu.st_ino = (ino_t)seed;   /* tells file LUs apart (parallel.c, copy.c) */
-		l->lu.fs_block = 4096;
+		l->lu.priv = &l->file;
+		l->file.fd = memfd_create("ut-store-copy", 0);
+		UT_ASSERT_FATAL(l->file.fd >= 0);
+		UT_ASSERT_FATAL(pwrite(l->file.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
+		l->file.st_ino = (ino_t)seed;   /* tells file LUs apart (parallel.c, copy.c) */
+		l->file.fs_block = 4096;
 	}
 	return l;
 }
@@ -140,7 +142,7 @@ static const uint8_t *
 lu_bytes(struct lu *l)
 {
 	if (l->lu.ops == &xt_store_file) {
-		UT_ASSERT_FATAL(pread(l->lu.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
+		UT_ASSERT_FATAL(pread(l->file.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
 	}
 	return l->m.buf;
 }
@@ -148,8 +150,8 @@ lu_bytes(struct lu *l)
 static void
 lu_free(struct lu *l)
 {
-	if (l->lu.fd >= 0) {
-		close(l->lu.fd);
+	if (l->file.fd >= 0) {
+		close(l->file.fd);
 	}
 	free(l->m.buf);
 	free(l);
