@@ -168,8 +168,8 @@ struct xcm_lu {
 
 	/* store: what holds the LU's blocks (store/), set at open */
 	const struct xt_store_ops *ops;   /* the store under the LU's I/O (below) */
-	void *priv;                       /* the store's own state (file: struct xt_file, RBD: struct xt_rbd) */
-	bool reflink;                     /* ROD tokens are snapshots (the store's reflink probe at open) */
+	void *priv;                       /* its own state (struct xt_file, struct xt_rbd) */
+	bool reflink;                     /* ROD tokens are snapshots (ops->reflink at open) */
 
 	/* copy manager (cm/): jobs in flight, held results, under as.lock */
 	struct xt_async as;

@@ -112,8 +112,8 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 		return -EINVAL;   /* overlapping ranges in one file cannot be cloned */
 	}
 	if (cfr == XT_CFR_AUTO && !overlap) {
-		rc = xos_cfr_loop(xt_file(src)->fd, src_off, xt_file(dst)->fd, dst_off, len, &cfr_ops,
-				  &moved);
+		rc = xos_cfr_loop(xt_file(src)->fd, src_off, xt_file(dst)->fd, dst_off, len,
+				  &cfr_ops, &moved);
 		acct->cfr_bytes += moved;
 		if (rc == 0) {
 			*done = len;

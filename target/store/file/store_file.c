@@ -148,8 +148,8 @@ file_write_zeroes(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
 {
 	enum xos_zero_how how;
 
-	return xos_zero_range(xt_file(lu)->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE, &how,
-			      done);
+	return xos_zero_range(xt_file(lu)->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
+			      &how, done);
 }
 
 int
