@@ -151,33 +151,49 @@ struct xt_async {
 	bool closing;
 };
 
-/* One open user:xcopy device; the engine sees it as struct xcm_lu. */
+struct xt_store_ops;               /* below */
+
+/*
+ * One open user:xcopy device (tcmu/lu_open.c allocates it); the engine sees
+ * it as its opaque struct xcm_lu. Fields grouped by the concern that owns
+ * them; the comment of each group says who writes it.
+ */
 struct xcm_lu {
+	/* identity (lu_open.c, lio/): who the LU is, read-only once open */
 	struct tcmu_device *dev;
-	struct xt_cfg cfg;
-	int fd;
-	dev_t st_dev;
-	ino_t st_ino;
-	uint32_t fs_block;                /* clone alignment of the backing file's fs */
 	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
 	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
-	struct xt_async as;               /* jobs in flight + store (under as.lock) */
+	struct xt_cfg cfg;                /* the cfgstring (file: cfg.c, RBD: store_rbd.c) */
+
+	/* store: what holds the LU's blocks (store/), set at open */
+	const struct xt_store_ops *ops;   /* the store under the LU's I/O (below) */
+	void *priv;                       /* its own state (struct xt_file, struct xt_rbd) */
+	bool reflink;                     /* ROD tokens are snapshots (ops->reflink at open) */
+
+	/* copy manager (cm/): jobs in flight, held results, under as.lock */
+	struct xt_async as;
+	struct xcm_store *store;          /* LID1 results (xcm/xcm.h) */
+	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h) */
 	struct xt_nexus_set nexus;        /* xt_nexus_sessions at the last 83h/84h command */
-	bool nexus_known;                 /* (both under as.lock) */
-	struct xcm_store *store;
-	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h), also under as.lock */
-	struct xt_toktab *tok;            /* ROD tokens this LU made (tokens/tokens.h, own lock) */
-	bool reflink;                     /* tokens are snapshots (FICLONERANGE works) */
-	/* command state, touched only by this LU's command thread */
+	bool nexus_known;
+
+	/* tokens (tokens/): ROD tokens this LU made, own lock */
+	struct xt_toktab *tok;
+
+	/* command thread (tcmu/): touched only by this LU's command thread */
 	uint8_t *plist;                   /* flattened parameter list */
 	uint32_t plist_cap;
 	uint8_t rsp[4096];                /* data-in staging */
+
+	/* stats (base/stats.c), under stats_lock */
 	pthread_mutex_t stats_lock;
 	struct xt_stats stats;
-	struct xcm_lu *next;              /* registry (cm/backend.c, under its lock): */
-	uint64_t reg_id;                  /* ... this LU's registration, unique */
-	unsigned refs;                    /* ... other LUs' commands using it */
+
+	/* registry (cm/backend.c), under its lock */
+	struct xcm_lu *next;
+	uint64_t reg_id;                  /* this LU's registration, unique */
+	unsigned refs;                    /* other LUs' commands using it */
 };
 
 /* Which path moved the bytes of a copy (file_copy.c, store_copy.c, store_rbd.c) */
@@ -207,15 +223,37 @@ struct xt_copy_acct {
  * backing file (store_file.c) or an RBD image (store_rbd.c), chosen by the
  * cfgstring (xcopy//PATH or xcopy/rbd/POOL/IMAGE). Every call is synchronous
  * on the calling thread (the runner's workers); 0 or -errno. EXTENDED COPY
- * goes through xt_lu_copy (store_copy.c); ROD tokens (odx.c) and write-behind
- * work on lu->fd: file LUs only.
+ * goes through xt_lu_copy (store_copy.c). Callers above store/ ask the
+ * store what they need (the capabilities below), never which store it is.
  */
 struct xt_store_ops {
 	const char *name;                                          /* "file", "rbd" */
+	/*
+	 * Writes land in this host's page cache: a volatile write cache (WCE = 1
+	 * at open: initiators send SYNCHRONIZE CACHE) and EXTENDED COPY writes
+	 * are written back behind the copy (xt_wb_chunk). False: the store has
+	 * no cache of its own here (RBD: librbd's cache is off, WCE = 0).
+	 */
+	bool page_cache;
+	/*
+	 * lu->cfg.clone and .cfr are the LU's policy for the file to file copies
+	 * it receives (cfgstring clone=, cfr=). False: they only describe the
+	 * LU's own store (RBD: never/never) and such copies use auto/auto.
+	 */
+	bool copy_policy;
+	/* The engine's chunk for a list this LU receives, with no fault armed. */
+	uint64_t copy_chunk;
+	/*
+	 * Optional: parse the cfgstring into lu->cfg before open (file: cfg.c);
+	 * NULL: open fills lu->cfg itself (RBD). 0, or -errno with a reason in why.
+	 */
+	int (*parse)(const char *cfgstring, struct xt_cfg *cfg, char *why, size_t whylen);
 	/* check_config: may the LU be opened? 0, or -errno with a reason in why */
 	int (*check)(const char *cfgstring, char *why, size_t whylen);
 	/* open the store of lu->dev (logs its reasons); *size: the store's bytes */
 	int (*open)(struct xcm_lu *lu, uint64_t *size);
+	/* log that the store's size bytes cannot hold the LU's need bytes, and the fix */
+	void (*too_small)(struct xcm_lu *lu, uint64_t size, uint64_t need);
 	void (*close)(struct xcm_lu *lu);
 	int (*size)(struct xcm_lu *lu, uint64_t *bytes);
 	int (*io)(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len,
@@ -223,6 +261,18 @@ struct xt_store_ops {
 	int (*flush)(struct xcm_lu *lu);
 	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
 	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
+	/*
+	 * Optional: zeros that keep the allocation where the store can (WRITE
+	 * USING TOKEN with the block device zero ROD token); *done: bytes zeroed
+	 * before a failure. NULL: zero does it (RBD: librbd write-zeroes).
+	 */
+	int (*write_zeroes)(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done);
+	/*
+	 * Optional, once at open: can the store snapshot lu's blocks by clones
+	 * into an unlinked file beside it (point-in-time ROD tokens, odx.c)?
+	 * NULL: no (tokens are change vulnerable).
+	 */
+	bool (*reflink)(struct xcm_lu *lu);
 	/*
 	 * Optional: copy between two LUs of this store inside the store (RBD:
 	 * RADOS copy-from when safe, else librbd read/write; counted in acct).
@@ -240,22 +290,6 @@ struct xt_store_ops {
 	 */
 	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
 };
-
-/*
- * An LU as lu_open.c allocates it: the engine-facing struct xcm_lu first,
- * then its store. Only LUs opened by xt_handler_open are xt_lu_x.
- */
-struct xt_lu_x {
-	struct xcm_lu lu;
-	const struct xt_store_ops *ops;
-	void *priv;                                                /* struct xt_rbd * (rbd) */
-};
-
-static inline struct xt_lu_x *
-xt_lux(const struct xcm_lu *lu)
-{
-	return (struct xt_lu_x *)lu;
-}
 
 /* ------------------------------------------------------------------------ */
 /* iovec helpers (iov.c), stats file (stats.c)                              */

@@ -240,17 +240,17 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	struct xt_ctx *ctx = vctx;
 	struct xcm_lu *self = ctx->self;
 	struct xt_job *job = ctx->job;
-	bool files = xt_lu_is_file(src) && xt_lu_is_file(dst);
+	unsigned int pieces = xt_lu_copy_pieces(src, dst);
 	/* an RBD LU's policy is clone=never cfr=never (store_rbd.c): not for two files */
-	enum xt_clone clone = xt_lu_is_file(self) ? self->cfg.clone : XT_CLONE_AUTO;
-	enum xt_cfr cfr = xt_lu_is_file(self) ? self->cfg.cfr : XT_CFR_AUTO;
+	enum xt_clone clone = self->ops->copy_policy ? self->cfg.clone : XT_CLONE_AUTO;
+	enum xt_cfr cfr = self->ops->copy_policy ? self->cfg.cfr : XT_CFR_AUTO;
 	unsigned int nb = 1;
 	bool at_dst = false;
 	uint64_t done = 0, cloned;
 	int rc;
 
 	/* one bounce buffer per parallel piece (files), allocated the first time they are needed */
-	while (files && len > XT_CHUNK && nb < XT_PAR_PIECES &&
+	while (len > XT_CHUNK && nb < pieces &&
 	       (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
 		nb++;
 	}
@@ -260,7 +260,7 @@ be_copy(void *vctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst, ui
 	rc = xt_lu_copy(src, src_off, dst, dst_off, len, job->bounce, nb, clone, cfr, &ctx->acct,
 			&at_dst, &done);
 	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
-	if (rc == 0 && xt_lu_is_file(dst) && ctx->acct.clone_bytes - cloned < len) {
+	if (rc == 0 && dst->ops->page_cache && ctx->acct.clone_bytes - cloned < len) {
 		/* bytes went through dst's page cache: write them back now (file_copy.c) */
 		xt_wb_chunk(&job->wb, dst, dst_off, len);
 	}
@@ -334,8 +334,8 @@ be_run_len(void *vctx, struct xcm_lu *src, struct xcm_lu *dst)
 	if (xt_lu_store_copies(src, dst)) {
 		return XT_RBD_CHUNK;
 	}
-	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !src->reflink || !dst->reflink ||
-	    src->st_dev != dst->st_dev || xt_fault_active(src) || xt_fault_active(dst)) {
+	if (ctx->self->cfg.clone == XT_CLONE_NEVER || !xt_lu_clones(src, dst) ||
+	    xt_fault_active(src) || xt_fault_active(dst)) {
 		return 0;
 	}
 	return XT_RUN_MAX;
@@ -455,7 +455,7 @@ xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	 * LU of XT_RBD_CHUNK; with a fault armed anywhere, serial 1 MiB chunks
 	 * (the tests count calls).
 	 */
-	opts.chunk_len = xt_lu_is_file(self) ? (uint64_t)XT_CHUNK * XT_PAR_PIECES : XT_RBD_CHUNK;
+	opts.chunk_len = self->ops->copy_chunk;
 	for (lu = g_reg_head; lu != NULL; lu = lu->next) {
 		snap_fill(&ctx.snap[ctx.n++], lu);
 		xt_fault_poll(lu);

@@ -18,12 +18,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -49,40 +46,6 @@ xt_tok_limits(const struct xcm_lu *lu)
 {
 	pthread_once(&g_tl_once, tl_init);
 	return lu->reflink ? &g_tl_pit : &g_tl_vuln;
-}
-
-/* An unlinked file in the backing file's directory (same filesystem: clones work). */
-static int
-hidden_file(const struct xcm_lu *lu)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", lu->cfg.path);
-	return open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-}
-
-bool
-xt_odx_probe_reflink(struct xcm_lu *lu)
-{
-	struct file_clone_range fcr;
-	struct stat st;
-	int fd;
-	bool ok;
-
-	if (lu->cfg.clone == XT_CLONE_NEVER || fstat(lu->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size < lu->fs_block) {
-		return false;
-	}
-	fd = hidden_file(lu);
-	if (fd < 0) {
-		return false;
-	}
-	memset(&fcr, 0, sizeof(fcr));
-	fcr.src_fd = lu->fd;
-	fcr.src_length = lu->fs_block;
-	ok = ioctl(fd, FICLONERANGE, &fcr) == 0;
-	close(fd);
-	return ok;
 }
 
 enum xcm_status
@@ -139,20 +102,11 @@ xt_odx_stop(const struct xt_job *job)
 struct xcm_lu *
 xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 {
-	struct xt_lu_x *x = calloc(1, sizeof(*x));
-	struct xcm_lu *v = x != NULL ? &x->lu : NULL;
-	struct stat st;
+	struct xcm_lu *v = xt_file_view(lu, fd);
 
-	if (x == NULL || fstat(fd, &st) != 0) {
-		free(x);
+	if (v == NULL) {
 		return NULL;
 	}
-	x->ops = &xt_store_file;
-	v->fd = fd;
-	v->fs_block = lu->fs_block;
-	v->st_dev = st.st_dev;
-	v->st_ino = st.st_ino;
-	v->cfg = lu->cfg;
 	snprintf(v->cfg.path, sizeof(v->cfg.path), "%.4000s (token snapshot)", lu->cfg.path);
 	snprintf(v->name, sizeof(v->name), "%.100s-snap", lu->name);
 	return v;
@@ -187,7 +141,7 @@ snapshot(struct xt_job *job, struct xt_tok *tok, struct xcm_err *err)
 	uint32_t i;
 	int rc = 0;
 
-	tok->snap_fd = hidden_file(lu);
+	tok->snap_fd = xt_file_tmpfile(lu);
 	if (tok->snap_fd < 0 || ftruncate(tok->snap_fd, (off_t)size) != 0 ||
 	    (v = xt_odx_snap_view(lu, tok->snap_fd)) == NULL) {
 		rc = -errno;
@@ -261,8 +215,8 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 
 	char why[256];
 
-	if (xt_lux(lu)->ops->token_guard != NULL &&
-	    xt_lux(lu)->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
+	if (lu->ops->token_guard != NULL &&
+	    lu->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
 		/* a token another client could change behind it: none (the host copies itself) */
 		tcmu_dev_warn(lu->dev, "xcopy: POPULATE TOKEN list %u: no token: %s\n",
 			      job->list.list_id4, why);
@@ -322,16 +276,14 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 
 	for (i = 0; i < l->nranges; i++) {
 		uint64_t off = l->range[i].lba * bs, len = (uint64_t)l->range[i].count * bs, done;
-		enum xos_zero_how how;
 		int rc = 0;
 
 		xt_tok_note_write(lu, off, len);
 		done = 0;
-		if (len > 0 && !xt_lu_is_file(lu)) {
-			rc = xt_lux(lu)->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
+		if (len > 0 && lu->ops->write_zeroes != NULL) {
+			rc = lu->ops->write_zeroes(lu, off, len, &done);
 		} else if (len > 0) {
-			rc = xos_zero_range(lu->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
-					    &how, &done);
+			rc = lu->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
 		}
 		res->bytes += rc == 0 ? len : done;
 		if (rc != 0) {

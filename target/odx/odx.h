@@ -33,7 +33,5 @@ enum xcm_status xt_odx_stop(const struct xt_job *job);
 struct xcm_lu *xt_odx_snap_view(const struct xcm_lu *lu, int fd);
 enum xcm_status xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
 enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
-/* Probe at open: can the backing file's filesystem clone into a hidden file? */
-bool xt_odx_probe_reflink(struct xcm_lu *lu);
 
 #endif /* TARGET_ODX_H */

@@ -164,8 +164,8 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
 		return err->status;
 	}
-	if (xt_lux(owner)->ops->token_guard != NULL &&
-	    xt_lux(owner)->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
+	if (owner->ops->token_guard != NULL &&
+	    owner->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
 		/* another client may have written the source: the token no longer stands */
 		tcmu_dev_warn(self->dev, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
 			      owner->name, why);

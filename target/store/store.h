@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/lu.h"
+#include "store/rbd/store_rbd.h"   /* XT_RBD_CHUNK */
 
 /*
  * store_copy.c: one chunk of an EXTENDED COPY segment between two LUs,
@@ -29,17 +30,13 @@ int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t d
  */
 bool xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst);
 /*
- * Chunks of a list received on an RBD LU, the most one merged run of
- * contiguous segments between two RBD LUs carries, and the WRITE USING
- * TOKEN chunk between them: 128 MiB, 32 objects of RBD's default 4 MiB, one
- * batch of rbd_copy.c (copy-from keeps 8 objects in flight across it; the
- * safety check, flushes and object-map marker writes are per call). Hosts
- * send segments of a few MiB (libxcopy 4 MiB, Windows and ESXi alike): one
- * call per segment would copy one object at a time. A chunk holds whole
- * objects of up to 128 MiB (order 27).
+ * The most bounce buffers xt_lu_copy uses between src and dst: XT_PAR_PIECES
+ * where it copies in parallel pieces (file to file), else 1.
  */
-#define XT_RBD_CHUNK (UINT64_C(128) << 20)
-/* Is lu's store the backing file (page cache, fd, clones, tokens)? */
-bool xt_lu_is_file(const struct xcm_lu *lu);
+unsigned int xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst);
+/* May a copy from src to dst clone (two reflink file LUs on one filesystem)? */
+bool xt_lu_clones(const struct xcm_lu *src, const struct xcm_lu *dst);
+/* store.c: the store a cfgstring names (xcopy/rbd/... RBD, anything else the file form). */
+const struct xt_store_ops *xt_store_for(const char *cfgstring);
 
 #endif /* TARGET_STORE_H */

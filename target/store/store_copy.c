@@ -16,10 +16,24 @@
 #include "store/rbd/store_rbd.h"
 #include "store/store.h"
 
-bool
+/* Is lu's store the backing file (file to file copies: copy.c, parallel.c)? */
+static bool
 xt_lu_is_file(const struct xcm_lu *lu)
 {
-	return xt_lux(lu)->ops == &xt_store_file;
+	return lu->ops == &xt_store_file;
+}
+
+bool
+xt_lu_clones(const struct xcm_lu *src, const struct xcm_lu *dst)
+{
+	return src->reflink && dst->reflink && xt_lu_is_file(src) && xt_lu_is_file(dst) &&
+	       xt_file(src)->st_dev == xt_file(dst)->st_dev;
+}
+
+unsigned int
+xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst)
+{
+	return xt_lu_is_file(src) && xt_lu_is_file(dst) ? XT_PAR_PIECES : 1;
 }
 
 /* n bytes of buf to dst; an injected short write (fault.c) is continued. */
@@ -39,7 +53,7 @@ gw_write(struct xcm_lu *dst, uint64_t doff, uint8_t *buf, size_t n)
 		if (rc == 0) {
 			v.iov_base = buf + off;
 			v.iov_len = want;
-			rc = xt_lux(dst)->ops->io(dst, &v, 1, want, doff + off, true);
+			rc = dst->ops->io(dst, &v, 1, want, doff + off, true);
 		}
 		if (rc != 0) {
 			return rc;
@@ -61,7 +75,7 @@ gw_piece(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, s
 	*at_dst = false;
 	rc = xt_fault_io(src, false, &want);
 	if (rc == 0) {
-		rc = xt_lux(src)->ops->io(src, &v, 1, n, soff, false);
+		rc = src->ops->io(src, &v, 1, n, soff, false);
 	}
 	if (rc != 0) {
 		return rc;
@@ -106,9 +120,9 @@ gw_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, ui
 bool
 xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst)
 {
-	const struct xt_store_ops *so = xt_lux(src)->ops;
+	const struct xt_store_ops *so = src->ops;
 
-	return so == xt_lux(dst)->ops && so->copy != NULL && !xt_fault_active(src) &&
+	return so == dst->ops && so->copy != NULL && !xt_fault_active(src) &&
 	       !xt_fault_active(dst);
 }
 
@@ -127,7 +141,7 @@ xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
 				   done);
 	}
 	if (xt_lu_store_copies(src, dst)) {
-		return xt_lux(src)->ops->copy(src, soff, dst, doff, len, acct, at_dst, done);
+		return src->ops->copy(src, soff, dst, doff, len, acct, at_dst, done);
 	}
 	return gw_copy(src, soff, dst, doff, len, bounce[0], acct, at_dst, done);
 }

@@ -15,7 +15,7 @@ xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *io
 		size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	int rc = ops->io(lu, iov, cnt, len, (uint64_t)off, false);
 
 	if (rc != 0) {
@@ -31,7 +31,7 @@ xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *i
 		 size_t len, off_t off)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	int rc;
 
 	/*
@@ -68,7 +68,7 @@ xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	if (xt_async_run(lu, cmd, &sts)) {
 		return sts;
 	}
-	rc = xt_lux(lu)->ops->flush(lu);
+	rc = lu->ops->flush(lu);
 	if (rc != 0) {
 		tcmu_dev_err(dev, "flush %s: %s\n", lu->cfg.path, strerror(-rc));
 		return TCMU_STS_WR_ERR;
@@ -80,7 +80,7 @@ xt_handler_flush(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 static int
 unmap_range(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	int rc = xt_lux(lu)->ops->zero(lu, off, len);
+	int rc = lu->ops->zero(lu, off, len);
 
 	if (rc != 0) {
 		tcmu_dev_err(dev, "unmap %s+%llu: %s\n", lu->cfg.path,

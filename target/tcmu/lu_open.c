@@ -14,18 +14,9 @@
 #include "cm/cm.h"
 #include "lio/lio.h"
 #include "odx/odx.h"
-#include "store/file/store_file.h"
-#include "store/rbd/store_rbd.h"
+#include "store/store.h"
 #include "tcmu/handler.h"
 #include "tokens/tokens.h"
-
-/* The store a cfgstring names (xcopy/rbd/... is RBD, anything else the file form). */
-static const struct xt_store_ops *
-xt_store_for(const char *cfgstring)
-{
-	return cfgstring != NULL && strncmp(cfgstring, "xcopy/rbd/", 10) == 0 ? &xt_store_rbd
-									      : &xt_store_file;
-}
 
 bool
 xt_handler_check_config(const char *cfgstring, char **reason)
@@ -98,11 +89,8 @@ lu_free(struct xcm_lu *lu)
 	if (lu == NULL) {
 		return;
 	}
-	if (xt_lux(lu)->ops != NULL && xt_lux(lu)->ops->close != NULL) {
-		xt_lux(lu)->ops->close(lu);
-	}
-	if (lu->fd >= 0) {
-		close(lu->fd);
+	if (lu->ops != NULL && lu->ops->close != NULL) {
+		lu->ops->close(lu);
 	}
 	if (lu->store != NULL) {
 		xcm_store_destroy(lu->store);
@@ -142,7 +130,7 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 {
 	uint32_t bs = tcmu_dev_get_block_size(dev);
 	uint64_t lbas = tcmu_dev_get_num_lbas(dev), need;
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	int rc = ops->open(lu, size);
 
 	if (rc != 0) {
@@ -154,18 +142,8 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 		return -EINVAL;
 	}
 	need = lbas * bs;
-	if (*size < need && ops == &xt_store_file) {
-		tcmu_dev_err(dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
-			     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
-			     lu->cfg.path, (unsigned long long)*size, (unsigned long long)lbas, bs,
-			     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
-		return -EINVAL;
-	}
 	if (*size < need) {
-		tcmu_dev_err(dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
-			     "grow it (rbd resize --size %lluB)\n", lu->cfg.path,
-			     (unsigned long long)*size, (unsigned long long)need,
-			     (unsigned long long)need);
+		ops->too_small(lu, *size, need);
 		return -EINVAL;
 	}
 	return 0;
@@ -180,7 +158,7 @@ lu_alloc_state(struct xcm_lu *lu)
 	lu->store = xcm_store_create();
 	lu->store4 = xcm_store4_create();
 	lu->tok = xt_tok_create(lu);
-	lu->reflink = xt_odx_probe_reflink(lu);
+	lu->reflink = lu->ops->reflink != NULL && lu->ops->reflink(lu);
 	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL || lu->tok == NULL) {
 		tcmu_dev_err(lu->dev, "xcopy: out of memory\n");
 		return -ENOMEM;
@@ -192,15 +170,13 @@ lu_alloc_state(struct xcm_lu *lu)
 static struct xcm_lu *
 lu_new(struct tcmu_device *dev, int *rc)
 {
-	struct xt_lu_x *x = calloc(1, sizeof(*x));
-	struct xcm_lu *lu = &x->lu;
+	struct xcm_lu *lu = calloc(1, sizeof(*lu));
 
-	if (x == NULL) {
+	if (lu == NULL) {
 		*rc = -ENOMEM;
 		return NULL;
 	}
-	x->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
-	lu->fd = -1;
+	lu->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
 	lu->dev = dev;
 	pthread_mutex_init(&lu->stats_lock, NULL);
 	*rc = xt_async_init(lu);
@@ -231,8 +207,8 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 		return rc;
 	}
 	/* the file form's cfgstring; the RBD store fills lu->cfg itself (store_rbd.c) */
-	rc = xt_lux(lu)->ops == &xt_store_file ?
-	     xt_cfg_parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
+	rc = lu->ops->parse != NULL ?
+	     lu->ops->parse(tcmu_dev_get_cfgstring(dev), &lu->cfg, why, sizeof(why)) : 0;
 	if (rc != 0) {
 		tcmu_dev_err(dev, "xcopy: bad cfgstring: %s\n", why);
 		goto fail;
@@ -254,7 +230,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators
 	 * send SYNCHRONIZE CACHE -> fdatasync). RBD: librbd's cache is off (WCE = 0).
 	 */
-	tcmu_dev_set_write_cache_enabled(dev, xt_lux(lu)->ops == &xt_store_file);
+	tcmu_dev_set_write_cache_enabled(dev, lu->ops->page_cache);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
 	xt_stats_write(lu);
@@ -288,7 +264,7 @@ int
 xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
 	struct xcm_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_store_ops *ops = xt_lux(lu)->ops;
+	const struct xt_store_ops *ops = lu->ops;
 	uint64_t size = 0;
 
 	switch (cfg->type) {

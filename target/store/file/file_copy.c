@@ -29,15 +29,16 @@
 static bool
 same_file(const struct xcm_lu *a, const struct xcm_lu *b)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+	return xt_file(a)->st_dev == xt_file(b)->st_dev && xt_file(a)->st_ino == xt_file(b)->st_ino;
 }
 
 static int
 try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
 	  uint64_t len, enum xt_clone pol)
 {
+	const struct xt_file *s = xt_file(src), *d = xt_file(dst);
 	struct file_clone_range fcr;
-	uint64_t align = src->fs_block > dst->fs_block ? src->fs_block : dst->fs_block;
+	uint64_t align = s->fs_block > d->fs_block ? s->fs_block : d->fs_block;
 
 	if (align == 0) {
 		align = 4096;
@@ -46,11 +47,11 @@ try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint6
 		return -EINVAL;
 	}
 	memset(&fcr, 0, sizeof(fcr));
-	fcr.src_fd = src->fd;
+	fcr.src_fd = s->fd;
 	fcr.src_offset = so;
 	fcr.src_length = len;
 	fcr.dest_offset = doff;
-	if (ioctl(dst->fd, FICLONERANGE, &fcr) != 0) {
+	if (ioctl(d->fd, FICLONERANGE, &fcr) != 0) {
 		return -errno;
 	}
 	return 0;
@@ -111,7 +112,8 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 		return -EINVAL;   /* overlapping ranges in one file cannot be cloned */
 	}
 	if (cfr == XT_CFR_AUTO && !overlap) {
-		rc = xos_cfr_loop(src->fd, src_off, dst->fd, dst_off, len, &cfr_ops, &moved);
+		rc = xos_cfr_loop(xt_file(src)->fd, src_off, xt_file(dst)->fd, dst_off, len,
+				  &cfr_ops, &moved);
 		acct->cfr_bytes += moved;
 		if (rc == 0) {
 			*done = len;
@@ -121,8 +123,8 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 		 * below finishes the rest and tells which side failed. */
 	}
 	rw_ops.backward = overlap && dst_off > src_off;
-	rc = xos_rw_loop(src->fd, src_off + moved, dst->fd, dst_off + moved, len - moved, &rw_ops,
-			 &res);
+	rc = xos_rw_loop(xt_file(src)->fd, src_off + moved, xt_file(dst)->fd, dst_off + moved,
+			 len - moved, &rw_ops, &res);
 	*at_dst = res.at_dst;
 	acct->rw_bytes += res.done;
 	*done = moved + res.done;
@@ -153,14 +155,14 @@ xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t l
 		return;
 	}
 	/* start this chunk's writeback; errors only mean no pacing */
-	(void)sync_file_range(dst->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
+	(void)sync_file_range(xt_file(dst)->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
 	if (wb->fd >= 0 && wb->len > 0) {
 		/* the chunk before: wait until its pages are written back */
 		(void)sync_file_range(wb->fd, (off64_t)wb->off, (off64_t)wb->len,
 				      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 					      SYNC_FILE_RANGE_WAIT_AFTER);
 	}
-	wb->fd = dst->fd;
+	wb->fd = xt_file(dst)->fd;
 	wb->off = off;
 	wb->len = len;
 }

@@ -233,7 +233,8 @@ xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst
 	    enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
 	    uint64_t *done)
 {
-	bool same = src->st_dev == dst->st_dev && src->st_ino == dst->st_ino;
+	bool same = xt_file(src)->st_dev == xt_file(dst)->st_dev &&
+		    xt_file(src)->st_ino == xt_file(dst)->st_ino;
 	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
 	struct batch b;
 

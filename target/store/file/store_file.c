@@ -2,8 +2,11 @@
 /* The file store of a user:xcopy LU: a backing file or block device (xcopy//PATH). */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -49,36 +52,60 @@ file_check(const char *cfgstring, char *why, size_t whylen)
 static int
 file_open(struct xcm_lu *lu, uint64_t *size)
 {
+	struct xt_file *f = calloc(1, sizeof(*f));
 	struct statfs sfs;
 	struct stat st;
 	int rc;
 
-	lu->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
-	if (lu->fd < 0) {
+	if (f == NULL) {
+		tcmu_dev_err(lu->dev, "xcopy: out of memory\n");
+		return -ENOMEM;
+	}
+	lu->priv = f;
+	f->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
+	if (f->fd < 0) {
 		rc = -errno;
 		tcmu_dev_err(lu->dev, "xcopy: backing file %s %s: %s\n", lu->cfg.path,
 			     rc == -ENOENT ? "does not exist" : "cannot be opened read-write",
 			     strerror(-rc));
 		return rc;
 	}
-	if (fstat(lu->fd, &st) != 0 || backing_size(lu->fd, &st, size) != 0) {
+	if (fstat(f->fd, &st) != 0 || backing_size(f->fd, &st, size) != 0) {
 		tcmu_dev_err(lu->dev, "xcopy: backing file %s is not a regular file or block "
 			     "device\n", lu->cfg.path);
 		return -EINVAL;
 	}
-	lu->st_dev = st.st_dev;
-	lu->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
-	lu->fs_block = fstatfs(lu->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+	f->st_dev = st.st_dev;
+	f->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
+	f->fs_block = fstatfs(f->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
 	return 0;
+}
+
+static void
+file_too_small(struct xcm_lu *lu, uint64_t size, uint64_t need)
+{
+	uint32_t bs = tcmu_dev_get_block_size(lu->dev);
+
+	tcmu_dev_err(lu->dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
+		     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
+		     lu->cfg.path, (unsigned long long)size,
+		     (unsigned long long)tcmu_dev_get_num_lbas(lu->dev), bs,
+		     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
 }
 
 static void
 file_close(struct xcm_lu *lu)
 {
-	if (lu->fd >= 0) {
-		close(lu->fd);
-		lu->fd = -1;
+	struct xt_file *f = xt_file(lu);
+
+	if (f == NULL) {
+		return;   /* never opened (bad cfgstring) */
 	}
+	if (f->fd >= 0) {
+		close(f->fd);
+	}
+	free(f);
+	lu->priv = NULL;
 }
 
 static int
@@ -86,23 +113,23 @@ file_size(struct xcm_lu *lu, uint64_t *bytes)
 {
 	struct stat st;
 
-	if (fstat(lu->fd, &st) != 0) {
+	if (fstat(xt_file(lu)->fd, &st) != 0) {
 		return -errno;
 	}
-	return backing_size(lu->fd, &st, bytes);
+	return backing_size(xt_file(lu)->fd, &st, bytes);
 }
 
 static int
 file_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off,
 	bool wr)
 {
-	return xt_iov_io(lu->fd, iov, cnt, len, (off_t)off, wr);
+	return xt_iov_io(xt_file(lu)->fd, iov, cnt, len, (off_t)off, wr);
 }
 
 static int
 file_flush(struct xcm_lu *lu)
 {
-	return fdatasync(lu->fd) == 0 ? 0 : -errno;
+	return fdatasync(xt_file(lu)->fd) == 0 ? 0 : -errno;
 }
 
 /* Punch a hole (ZERO_RANGE or written zeros where the fs cannot). */
@@ -112,16 +139,94 @@ file_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 	enum xos_zero_how how;
 	uint64_t written;
 
-	return xos_zero_range(lu->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
+	return xos_zero_range(xt_file(lu)->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
+}
+
+/* Zeros keeping the allocation (ZERO_RANGE first, then a hole, then written zeros). */
+static int
+file_write_zeroes(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
+{
+	enum xos_zero_how how;
+
+	return xos_zero_range(xt_file(lu)->fd, off, len, XOS_ZERO_RANGE_FIRST | XOS_ZERO_MAY_WRITE,
+			      &how, done);
+}
+
+int
+xt_file_tmpfile(const struct xcm_lu *lu)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", lu->cfg.path);
+	return open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+}
+
+/* Can the backing file clone into a file beside it (clone= not never)? */
+static bool
+file_reflink(struct xcm_lu *lu)
+{
+	const struct xt_file *f = xt_file(lu);
+	struct file_clone_range fcr;
+	struct stat st;
+	int fd;
+	bool ok;
+
+	if (lu->cfg.clone == XT_CLONE_NEVER || fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size < f->fs_block) {
+		return false;
+	}
+	fd = xt_file_tmpfile(lu);
+	if (fd < 0) {
+		return false;
+	}
+	memset(&fcr, 0, sizeof(fcr));
+	fcr.src_fd = f->fd;
+	fcr.src_length = f->fs_block;
+	ok = ioctl(fd, FICLONERANGE, &fcr) == 0;
+	close(fd);
+	return ok;
+}
+
+/* The LU and its file state in one allocation: free() of the LU releases both. */
+struct file_view {
+	struct xcm_lu lu;                 /* first */
+	struct xt_file f;
+};
+
+struct xcm_lu *
+xt_file_view(const struct xcm_lu *like, int fd)
+{
+	struct file_view *v = calloc(1, sizeof(*v));
+	struct stat st;
+
+	if (v == NULL || fstat(fd, &st) != 0) {
+		free(v);
+		return NULL;
+	}
+	v->lu.ops = &xt_store_file;
+	v->lu.priv = &v->f;
+	v->lu.cfg = like->cfg;
+	v->f.fd = fd;
+	v->f.fs_block = xt_file(like)->fs_block;
+	v->f.st_dev = st.st_dev;
+	v->f.st_ino = st.st_ino;
+	return &v->lu;
 }
 
 const struct xt_store_ops xt_store_file = {
 	.name = "file",
+	.page_cache = true,
+	.copy_policy = true,
+	.copy_chunk = (uint64_t)XT_CHUNK * XT_PAR_PIECES,   /* pieces copied at once (parallel.c) */
+	.parse = xt_cfg_parse,
 	.check = file_check,
 	.open = file_open,
+	.too_small = file_too_small,
 	.close = file_close,
 	.size = file_size,
 	.io = file_io,
 	.flush = file_flush,
 	.zero = file_zero,
+	.write_zeroes = file_write_zeroes,
+	.reflink = file_reflink,
 };

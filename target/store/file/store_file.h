@@ -29,6 +29,29 @@ int xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t wh
 
 extern const struct xt_store_ops xt_store_file;
 
+/* A file LU's store state (lu->priv, store_file.c): the backing file. */
+struct xt_file {
+	int fd;                           /* -1: not open */
+	dev_t st_dev;                     /* device and inode (block device: its rdev): */
+	ino_t st_ino;                     /* ... same-file and same-fs checks */
+	uint32_t fs_block;                /* clone alignment of the file's filesystem */
+};
+
+static inline struct xt_file *
+xt_file(const struct xcm_lu *lu)
+{
+	return lu->priv;
+}
+
+/*
+ * An LU of the file store on fd (a token's snapshot, odx.c) with like's
+ * configuration and clone alignment: no device, registry entry or faults;
+ * the caller keeps fd and free() releases the LU.
+ */
+struct xcm_lu *xt_file_view(const struct xcm_lu *like, int fd);
+/* An unlinked file in lu's backing file's directory (same filesystem: clones work); fd or -1. */
+int xt_file_tmpfile(const struct xcm_lu *lu);
+
 /* Write-behind of one job's destination chunks (file_copy.c). */
 struct xt_wb {
 	int fd;                           /* -1: nothing pending */

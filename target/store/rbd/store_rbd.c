@@ -103,7 +103,7 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 		return rc;
 	}
 	rbd_lu_cfg(lu, &cfg);
-	xt_lux(lu)->priv = r;
+	lu->priv = r;
 	rbd_io_timeout_apply(lu, r);   /* ordinary I/O: the LU's cmd_time_out (read before open) */
 	if (bs != cfg.block_size) {
 		tcmu_dev_err(lu->dev, "xcopy: LU block size %u but the cfgstring says bs=%u "
@@ -111,21 +111,28 @@ rbd_open_lu(struct xcm_lu *lu, uint64_t *size)
 		return -EINVAL;
 	}
 	*size = r->geom.size;
-	lu->fs_block = (uint32_t)r->geom.object_size;
 	return 0;
+}
+
+static void
+rbd_too_small(struct xcm_lu *lu, uint64_t size, uint64_t need)
+{
+	tcmu_dev_err(lu->dev, "xcopy: image %s is %llu bytes, smaller than the LU (%llu bytes); "
+		     "grow it (rbd resize --size %lluB)\n", lu->cfg.path,
+		     (unsigned long long)size, (unsigned long long)need, (unsigned long long)need);
 }
 
 static void
 rbd_close_lu(struct xcm_lu *lu)
 {
-	xt_rbd_close(xt_lux(lu)->priv);
-	xt_lux(lu)->priv = NULL;
+	xt_rbd_close(lu->priv);
+	lu->priv = NULL;
 }
 
 static int
 rbd_size(struct xcm_lu *lu, uint64_t *bytes)
 {
-	struct xt_rbd *r = xt_lux(lu)->priv;
+	struct xt_rbd *r = lu->priv;
 
 	return rbd_get_size(r->image, bytes);
 }
@@ -148,7 +155,7 @@ static int
 rbd_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off,
        bool wr)
 {
-	struct xt_rbd *r = xt_lux(lu)->priv;
+	struct xt_rbd *r = lu->priv;
 	struct xt_iov_clip v;
 	rbd_completion_t c;
 	int64_t ret;
@@ -185,7 +192,7 @@ rbd_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint6
 static int
 rbd_flush_lu(struct xcm_lu *lu)
 {
-	struct xt_rbd *r = xt_lux(lu)->priv;
+	struct xt_rbd *r = lu->priv;
 
 	rbd_io_timeout_follow(lu, r);
 	return xt_rbd_flush(r);
@@ -195,7 +202,7 @@ rbd_flush_lu(struct xcm_lu *lu)
 static int
 rbd_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
 {
-	struct xt_rbd *r = xt_lux(lu)->priv;
+	struct xt_rbd *r = lu->priv;
 
 	rbd_io_timeout_follow(lu, r);
 	return xt_rbd_write_zeroes(r, off, len);
@@ -223,20 +230,20 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 
 	memset(&st, 0, sizeof(st));
 	/* one copy per image at a time (xt_rbd_copy_lock); other images' copies run at once */
-	rc = xt_rbd_copy_lock(xt_lux(src)->priv, xt_lux(dst)->priv, acct->deadline_ms);
+	rc = xt_rbd_copy_lock(src->priv, dst->priv, acct->deadline_ms);
 	if (rc != 0) {
 		snprintf(why, sizeof(why), "another copy on these images held them past the deadline");
 	} else {
 		/* short operation timeouts while the copy runs, the LUs' own after */
-		xt_rbd_op_timeout(xt_lux(src)->priv, acct->cmd_time_out);
-		xt_rbd_op_timeout(xt_lux(dst)->priv, acct->cmd_time_out);
+		xt_rbd_op_timeout(src->priv, acct->cmd_time_out);
+		xt_rbd_op_timeout(dst->priv, acct->cmd_time_out);
 		xt_rbd_deadline_set(acct->deadline_ms);
-		rc = xt_rbd_copy(xt_lux(src)->priv, soff, xt_lux(dst)->priv, doff, len, &st, why,
+		rc = xt_rbd_copy(src->priv, soff, dst->priv, doff, len, &st, why,
 				 sizeof(why));
 		xt_rbd_deadline_set(0);
-		xt_rbd_io_timeout(xt_lux(src)->priv, src->cmd_time_out);
-		xt_rbd_io_timeout(xt_lux(dst)->priv, dst->cmd_time_out);
-		xt_rbd_copy_unlock(xt_lux(src)->priv, xt_lux(dst)->priv);
+		xt_rbd_io_timeout(src->priv, src->cmd_time_out);
+		xt_rbd_io_timeout(dst->priv, dst->cmd_time_out);
+		xt_rbd_copy_unlock(src->priv, dst->priv);
 	}
 	acct->copyfrom_bytes += st.copyfrom_bytes;
 	acct->gateway_bytes += st.gateway_bytes;
@@ -260,13 +267,15 @@ rbd_copy_lu(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff
 static int
 rbd_token_guard(struct xcm_lu *lu, bool at_use, char *why, size_t whylen)
 {
-	return xt_rbd_token_guard(xt_lux(lu)->priv, at_use, why, whylen);
+	return xt_rbd_token_guard(lu->priv, at_use, why, whylen);
 }
 
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
+	.copy_chunk = XT_RBD_CHUNK,
 	.check = rbd_check,
 	.open = rbd_open_lu,
+	.too_small = rbd_too_small,
 	.close = rbd_close_lu,
 	.size = rbd_size,
 	.io = rbd_io,
@@ -298,6 +307,7 @@ rbd_missing_open(struct xcm_lu *lu, uint64_t *size)
 
 const struct xt_store_ops xt_store_rbd = {
 	.name = "rbd",
+	.copy_chunk = XT_RBD_CHUNK,
 	.check = rbd_missing,
 	.open = rbd_missing_open,
 };

@@ -14,6 +14,18 @@
 extern const struct xt_store_ops xt_store_rbd;
 
 /*
+ * Chunks of a list received on an RBD LU, the most one merged run of
+ * contiguous segments between two RBD LUs carries, and the WRITE USING
+ * TOKEN chunk between them: 128 MiB, 32 objects of RBD's default 4 MiB, one
+ * batch of rbd_copy.c (copy-from keeps 8 objects in flight across it; the
+ * safety check, flushes and object-map marker writes are per call). Hosts
+ * send segments of a few MiB (libxcopy 4 MiB, Windows and ESXi alike): one
+ * call per segment would copy one object at a time. A chunk holds whole
+ * objects of up to 128 MiB (order 27).
+ */
+#define XT_RBD_CHUNK (UINT64_C(128) << 20)
+
+/*
  * store_rbd.c: the calling thread's copy deadline (xos_now_ms() clock, 0:
  * none): the RBD store's io waits no longer (store_copy.c sets it around
  * its gateway pieces; the runner's workers also serve ordinary I/O).

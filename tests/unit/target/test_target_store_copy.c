@@ -32,7 +32,7 @@ struct mem {
 static int
 mem_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off, bool wr)
 {
-	struct mem *m = xt_lux(lu)->priv;
+	struct mem *m = lu->priv;
 	size_t i, at = 0;
 
 	if (off > LU_LEN || len > LU_LEN - off) {
@@ -57,7 +57,7 @@ mem_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint6
 static int
 file_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off, bool wr)
 {
-	return xt_iov_io(lu->fd, iov, cnt, len, (off_t)off, wr);
+	return xt_iov_io(xt_file(lu)->fd, iov, cnt, len, (off_t)off, wr);
 }
 
 /* A store's own copy: a plain memmove, counted. */
@@ -65,7 +65,7 @@ static int
 mem_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, uint64_t len,
 	 struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
 {
-	struct mem *s = xt_lux(src)->priv, *d = xt_lux(dst)->priv;
+	struct mem *s = src->priv, *d = dst->priv;
 
 	d->calls++;
 	memmove(d->buf + doff, s->buf + soff, len);
@@ -103,7 +103,8 @@ xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bo
 }
 
 struct lu {
-	struct xt_lu_x x;
+	struct xcm_lu lu;
+	struct xt_file file;     /* the file store's state (file LUs) */
 	struct mem m;
 };
 
@@ -115,9 +116,9 @@ lu_make(const struct xt_store_ops *ops, unsigned int seed)
 	size_t i;
 
 	UT_ASSERT_FATAL(l != NULL);
-	l->x.ops = ops;
-	l->x.priv = &l->m;
-	l->x.lu.fd = -1;
+	l->lu.ops = ops;
+	l->lu.priv = &l->m;
+	l->file.fd = -1;
 	l->m.fail_at = UINT64_MAX;
 	l->m.buf = malloc(LU_LEN);
 	UT_ASSERT_FATAL(l->m.buf != NULL);
@@ -126,11 +127,12 @@ lu_make(const struct xt_store_ops *ops, unsigned int seed)
 		l->m.buf[i] = (uint8_t)rand();
 	}
 	if (ops == &xt_store_file) {
-		l->x.lu.fd = memfd_create("ut-store-copy", 0);
-		UT_ASSERT_FATAL(l->x.lu.fd >= 0);
-		UT_ASSERT_FATAL(pwrite(l->x.lu.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
-		l->x.lu.st_ino = (ino_t)seed;   /* tells file LUs apart (parallel.c, copy.c) */
-		l->x.lu.fs_block = 4096;
+		l->lu.priv = &l->file;
+		l->file.fd = memfd_create("ut-store-copy", 0);
+		UT_ASSERT_FATAL(l->file.fd >= 0);
+		UT_ASSERT_FATAL(pwrite(l->file.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
+		l->file.st_ino = (ino_t)seed;   /* tells file LUs apart (parallel.c, copy.c) */
+		l->file.fs_block = 4096;
 	}
 	return l;
 }
@@ -139,8 +141,8 @@ lu_make(const struct xt_store_ops *ops, unsigned int seed)
 static const uint8_t *
 lu_bytes(struct lu *l)
 {
-	if (l->x.ops == &xt_store_file) {
-		UT_ASSERT_FATAL(pread(l->x.lu.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
+	if (l->lu.ops == &xt_store_file) {
+		UT_ASSERT_FATAL(pread(l->file.fd, l->m.buf, LU_LEN, 0) == LU_LEN);
 	}
 	return l->m.buf;
 }
@@ -148,8 +150,8 @@ lu_bytes(struct lu *l)
 static void
 lu_free(struct lu *l)
 {
-	if (l->x.lu.fd >= 0) {
-		close(l->x.lu.fd);
+	if (l->file.fd >= 0) {
+		close(l->file.fd);
 	}
 	free(l->m.buf);
 	free(l);
@@ -162,7 +164,7 @@ static int
 copy(struct lu *s, uint64_t so, struct lu *d, uint64_t doff, uint64_t len,
      struct xt_copy_acct *a, bool *at_dst, uint64_t *done)
 {
-	return xt_lu_copy(&s->x.lu, so, &d->x.lu, doff, len, g_bounce, 2, XT_CLONE_AUTO,
+	return xt_lu_copy(&s->lu, so, &d->lu, doff, len, g_bounce, 2, XT_CLONE_AUTO,
 			  XT_CFR_AUTO, a, at_dst, done);
 }
 
