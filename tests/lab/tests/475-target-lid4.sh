@@ -16,7 +16,7 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 . "$HERE/../target-lib.sh"
 lab_require_guest
 
-W=/tmp/lab-470
+W=/tmp/lab-475
 XCB=$LAB_BUILD/bench/xcbench
 MB=1048576
 mkdir -p "$W"
