@@ -148,6 +148,24 @@ ceph_stop() {
 	rm -rf "$d"
 }
 
+# ceph_diag [DIR]: what a hung or failed Ceph step needs to be understood:
+# which daemons are alive, guest memory, OOM kills, each daemon log's tail.
+ceph_diag() {
+	local d p n
+	d=$(ceph__dir "${1:-}")
+	for p in "$d"/run/*.pid; do
+		[ -e "$p" ] || continue
+		n=$(basename "$p" .pid)
+		if kill -0 "$(cat "$p")" 2>/dev/null; then echo "    ceph| $n alive"; else echo "    ceph| $n GONE"; fi
+	done
+	grep -E '^(MemAvailable|Shmem):' /proc/meminfo | sed 's/^/    ceph| /'
+	dmesg 2>/dev/null | grep -iE 'oom|killed process' | tail -5 | sed 's/^/    ceph| dmesg: /'
+	for p in "$d"/log/*.log; do
+		[ -e "$p" ] || continue
+		tail -n 8 "$p" | sed "s#^#    ceph| $(basename "$p"): #"
+	done
+}
+
 # ceph_lab_start LOG (lab tests, after lib.sh): ceph_start "$CEPH_DIR" with its
 # messages in LOG; when it fails, LOG is shown, the test fails and exits.
 ceph_lab_start() {

@@ -3,8 +3,9 @@
 # (tests/lab/rbd-gateway.py) has the images open as a standby tcmu-runner
 # gateway does (watching, no lock, no writes). target/README.md, "Standby
 # gateways", says why copy-from stays safe while the lock is ours:
-#   1. with the standby present, sg_xcopy between two RBD LUs goes by RADOS
-#      copy-from (gateway bytes 0), data compared with `rbd export`;
+#   1. with the standby present, sg_xcopy between two RBD LUs (64 MiB,
+#      object-aligned) goes by RADOS copy-from (gateway bytes 0), data
+#      compared with `rbd export`;
 #   2. the standby takes the destination over in the middle of a copy (breaks
 #      the exclusive lock: we are blocklisted; acquires it; writes a pattern
 #      over the copy's range): the copy ends with an error before
@@ -20,16 +21,6 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/ceph.sh
 . "$HERE/../ceph.sh"
 lab_require_guest
-# Not in the default run yet: after 600-620 in one boot, its `rbd import`
-# once hung on a fresh cluster (librbd ImageWatcher: ENOTCONN) until the
-# lab's wall-clock limit. Alone it passes (9/9): tests/lab/run-tests 630
-# with LAB_RBD_STANDBY=1 (tests/lab/run -e LAB_RBD_STANDBY=1 ...).
-if [ "${LAB_RBD_STANDBY:-0}" != 1 ]; then
-	echo "SKIP: 630-rbd-standby needs LAB_RBD_STANDBY=1 (see the comment at its top)"
-	lab_summary
-	exit 0
-fi
-
 W=/tmp/lab-630
 GW=$HERE/../rbd-gateway.py
 mkdir -p "$W"
@@ -51,6 +42,21 @@ trap cleanup EXIT
 ceph_lab_start "$W/ceph-start.log"
 sed -n 's/^ceph: /    ceph: /p' "$W/ceph-start.log"
 C="@$CEPH_CONF"
+echo "    guest: $(awk '/^MemAvailable/ {print int($2/1024) " MiB available"}' /proc/meminfo), /tmp $(df -m --output=used /tmp | tail -1 | tr -d ' ') MiB used"
+
+# rbdq SECS ARGS...: the rbd CLI, bounded (librbd has no timeout of its own by
+# default); when it fails or hangs the cluster's state is shown and the test ends
+rbdq() {
+	local secs=$1
+	shift
+	timeout "$secs" rbd "$@" && return 0
+	{
+		lab_fail "rbd $* (bounded to $secs s) failed or hung"
+		ceph_diag "$CEPH_DIR"
+		lab_summary
+	} >&2
+	exit 1
+}
 
 # standby IMAGE TAG [OFF LEN BYTE]: a second gateway on rbd/IMAGE, open when this returns
 standby() {
@@ -71,8 +77,8 @@ standby() {
 # --- images: s0 96 MiB random, d0 160 MiB of old data
 head -c $((96 * M)) /dev/urandom >"$W/s0.bin"
 head -c $((160 * M)) /dev/urandom >"$W/d0.bin"
-rbd import --no-progress "$W/s0.bin" rbd/s0 >/dev/null
-rbd import --no-progress "$W/d0.bin" rbd/d0 >/dev/null
+rbdq 180 import --no-progress "$W/s0.bin" rbd/s0 >/dev/null
+rbdq 180 import --no-progress "$W/d0.bin" rbd/d0 >/dev/null
 s0=$(lab_user_create s0 xcopy "rbd/rbd/s0$C" 96M)
 d0=$(lab_user_create d0 xcopy "rbd/rbd/d0$C" 160M)
 lab_loop_export "$s0" "$d0" >/dev/null
@@ -87,13 +93,13 @@ standby d0 sb-d0
 lab_check "the standby is a watcher of rbd/d0 beside us (rbd status: 2 watchers)" \
 	sh -c "[ \$(rbd status rbd/d0 | grep -c 'watcher=') -ge 2 ]"
 c0=$(xt_stat d0 copyfrom_bytes); g0=$(xt_stat d0 gateway_bytes)
-lab_check "sg_xcopy s0 -> d0, 32 MiB at 0, with a standby gateway on both images" \
-	sg_xcopy bs=512 bpt=8192 if="$sgs" of="$sgd" count=$((32 * M / 512))
-dd if="$W/s0.bin" of="$W/d0.bin" bs=1M count=32 conv=notrunc status=none
+lab_check "sg_xcopy s0 -> d0, 64 MiB at 0, with a standby gateway on both images" \
+	timeout 60 sg_xcopy bs=512 bpt=8192 if="$sgs" of="$sgd" count=$((64 * M / 512))
+dd if="$W/s0.bin" of="$W/d0.bin" bs=1M count=64 conv=notrunc status=none
 lab_check "  ... by RADOS copy-from: copyfrom_bytes +$(($(xt_stat d0 copyfrom_bytes) - c0)), gateway_bytes +$(($(xt_stat d0 gateway_bytes) - g0))" \
-	sh -c "[ $(($(xt_stat d0 copyfrom_bytes) - c0)) -eq $((32 * M)) ] && [ $(($(xt_stat d0 gateway_bytes) - g0)) -eq 0 ]"
+	sh -c "[ $(($(xt_stat d0 copyfrom_bytes) - c0)) -eq $((64 * M)) ] && [ $(($(xt_stat d0 gateway_bytes) - g0)) -eq 0 ]"
 lab_check "  ... rbd export rbd/d0 equals the model" \
-	sh -c "rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
+	sh -c "timeout 120 rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
 touch "$W/sb-s0.go" "$W/sb-d0.go"   # both standbys leave
 wait "${pids[@]}" 2>/dev/null || true
 pids=()
@@ -128,5 +134,5 @@ sed 's/^/      /' "$W/xcopy.log" | tail -3
 lab_check "takeover: blocklist shows the old owner fenced" sh -c "ceph osd blocklist ls 2>/dev/null | grep -q ."
 head -c "$LEN" /dev/zero | tr '\0' '\132' | dd of="$W/d0.bin" bs=1M seek=32 conv=notrunc status=none
 lab_check "takeover: rbd export rbd/d0 = the new owner's pattern over the range, old data outside" \
-	sh -c "rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
+	sh -c "timeout 120 rbd export --no-progress rbd/d0 - 2>/dev/null | cmp - '$W/d0.bin'"
 lab_summary
