@@ -7,7 +7,7 @@
 #   make check        build, layers, unit tests (ASan+UBSan), plugin tests (~1 min)
 #   make test         make check (stops if it fails), fuzzing, packages, the lab
 #   make demo         the main job: an offloaded copy in the lab
-#   make fuzz         libFuzzer targets, FUZZ_SECONDS each (default 60)
+#   make fuzz         libFuzzer targets, FUZZ_SECONDS each (default 30), FUZZ_JOBS at once
 #
 # Knobs: V=1 (show commands), WERROR=1 (warnings are errors: make test and CI
 # set it; a plain make does not), SAN= (sanitizers of the test build, default
@@ -29,7 +29,7 @@ DEBUG ?= 0
 CC ?= gcc
 AR ?= ar
 PKG_CONFIG ?= pkg-config
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 # The one source of the version: the first entry of debian/changelog.
 VERSION := $(shell head -1 $(TOP)/debian/changelog | cut -d'(' -f2 | cut -d')' -f1 | cut -d- -f1)
 

@@ -56,20 +56,16 @@ $(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(TOP)/tests/fuzz/fuzz.h $(ENGI
 
 .PHONY: fuzz-build fuzz-run
 fuzz-build: $(FUZZ_BINS)
+# FUZZ_JOBS fuzzers at once (default: the number of CPUs), FUZZ_SECONDS each.
+FUZZ_JOBS ?= $(shell nproc)
 fuzz-run: $(FUZZ_BINS)
-	$(Q)for b in $(FUZZ_BINS); do \
-		n=$$(basename $$b); n=$${n#fuzz_}; \
-		c=$(BUILD)/fuzz/corpus/$$n; mkdir -p $$c; \
-		seeds=$(TOP)/tests/fuzz/corpus/$$n; [ -d $$seeds ] || seeds=; \
-		echo "fuzz $$n for $(FUZZ_SECONDS)s"; \
-		ASAN_OPTIONS=detect_leaks=1 $$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=$(BUILD)/fuzz/crash-$$n- $$c $$seeds 2>&1 | \
-			grep -E 'Done|stat::number_of_executed_units|ERROR|SUMMARY|crash-' ; \
-		rc=$${PIPESTATUS[0]}; [ $$rc -eq 0 ] || { echo "fuzz $$n FAILED ($$rc)"; exit 1; }; \
-	done
+	$(Q)printf '%s\n' $(FUZZ_BINS) | xargs -P $(FUZZ_JOBS) -I{} \
+		$(TOP)/tests/fuzz/run-one {} $(FUZZ_SECONDS) $(BUILD)/fuzz $(TOP)/tests/fuzz/corpus || \
+		{ echo "fuzzing FAILED"; exit 1; }
 FUZZ_TARGETS += fuzz-run
 
-# make test runs every fuzzer for FUZZ_SECONDS (60 s each unless overridden),
+# make test runs every fuzzer for FUZZ_SECONDS (30 s each, FUZZ_JOBS at once,
+# unless overridden; `make fuzz FUZZ_SECONDS=600` for a longer run),
 # right after make check; a crash, leak or sanitizer report fails it.
 .PHONY: test-fuzz
 test-fuzz:
