@@ -204,6 +204,19 @@ fk_lu_of(struct fk *f, const struct xcm_cscd *cs)
 	return -1;
 }
 
+/* *until = now + ms (CLOCK_REALTIME, what pthread_cond_timedwait measures). */
+static void
+fk_until(unsigned ms, struct timespec *until)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += ms / 1000;
+	until->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until->tv_nsec >= 1000000000) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000;
+	}
+}
+
 /*
  * Outstanding from here to fk_out(): wait (lock released) for `gather` of
  * them, or with until_idle for every running pool worker, or gather_ms.
@@ -225,13 +238,7 @@ fk_in(struct fk *f, const struct xcm_list *l)
 		f->dup_ids++;
 	}
 	pthread_cond_broadcast(&f->cv);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += f->gather_ms / 1000;
-	until.tv_nsec += (long)(f->gather_ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	fk_until(f->gather_ms, &until);
 	while (f->gen == gen && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
 	}
 }
@@ -245,14 +252,6 @@ fk_out(struct fk *f, const struct xcm_list *l)
 	}
 }
 
-/* Wait (lock released) until gather_ms + 1 s from now. */
-static void
-fk_deadline(const struct fk *f, struct timespec *until)
-{
-	clock_gettime(CLOCK_REALTIME, until);
-	until->tv_sec += f->gather_ms / 1000 + 1;
-}
-
 /*
  * With rw_wait_xcopies: a (not scripted) EXTENDED COPY is held until the
  * host's fallback READ has come, so that commands are left to send while
@@ -263,7 +262,7 @@ fk_hold_until_rw(struct fk *f)
 {
 	struct timespec until;
 
-	fk_deadline(f, &until);
+	fk_until(f->gather_ms + 1000, &until);   /* gather_ms + 1 s */
 	while (!f->rw_started && pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
 	}
 }
@@ -373,7 +372,7 @@ fk_rw_wait(struct fk *f)
 
 	f->rw_started = true;   /* the held EXTENDED COPYs go on */
 	pthread_cond_broadcast(&f->cv);
-	fk_deadline(f, &until);
+	fk_until(f->gather_ms + 1000, &until);   /* gather_ms + 1 s */
 	while (f->nxcopy - start < f->rw_wait_xcopies &&
 	       pthread_cond_timedwait(&f->cv, &f->mu, &until) == 0) {
 	}
