@@ -21,6 +21,9 @@
 #   cluster listens on 127.0.0.1 only, inside a throw-away VM; cephx would add
 #   key generation and distribution to every client without testing anything
 #   of ours. librados clients need no keyring (`keyring = /dev/null`).
+# - Admin sockets: the daemons' only (run/NAME.asok). Set in [global], every
+#   client (the plugin, each CLI) tried to bind the one client.admin.asok
+#   and all but the first logged 'File exists'.
 # - No ceph-mgr: pools, images and RADOS I/O do not need it (only PG
 #   statistics and `ceph -s` health do). Readiness is therefore probed with a
 #   real RADOS write (`rados put`) instead of `ceph pg stat`.
@@ -48,7 +51,6 @@ auth service required = none
 auth client required = none
 keyring = /dev/null
 run dir = $d/run
-admin socket = $d/run/\$name.asok
 log file = $d/log/\$name.log
 pid file = $d/run/\$name.pid
 osd pool default size = 1
@@ -62,8 +64,10 @@ mon data avail warn = 1
 mon data avail crit = 1
 [mon]
 mon data = $d/mon.\$id
+admin socket = $d/run/\$name.asok
 [osd]
 osd data = $d/osd.\$id
+admin socket = $d/run/\$name.asok
 osd objectstore = memstore
 memstore device bytes = $(lab_size_bytes_ "${CEPH_MEM:-512M}")
 osd memory target = 268435456
