@@ -234,6 +234,19 @@ lab_iscsi_acl() {
 	done
 }
 
+# --- recorded references -------------------------------------------------------
+
+# lab_lio_reference : the newest recorded LIO fileio reference folder that has
+#   the whole SCSI family (tests/lab/reference/*-lio-fileio/iscsi-SCSI.results);
+#   prints nothing when there is none.
+lab_lio_reference() {
+	local d ref=
+	for d in "$LAB_REPO"/tests/lab/reference/*-lio-fileio; do
+		[ -f "$d/iscsi-SCSI.results" ] && ref=$d
+	done
+	echo "$ref"
+}
+
 # --- reflink-capable XFS store -----------------------------------------------
 
 # lab_xfs_store DIR [SIZE] : XFS (-m reflink=1) on a loop device over an

@@ -80,10 +80,7 @@ run_suite sg SCSI.ReceiveCopyResults "$sg"
 if [ "${LAB_REFERENCE_FULL:-0}" = 1 ]; then
 	run_suite iscsi SCSI "$url/0"
 else
-	committed=
-	for d in "$LAB_REPO"/tests/lab/reference/*-lio-fileio; do
-		[ -f "$d/iscsi-SCSI.results" ] && committed=$d
-	done
+	committed=$(lab_lio_reference)
 	if [ -n "$committed" ]; then
 		printf '# iscsi SCSI row: copied from %s (LAB_REFERENCE_FULL=0)\n' \
 			"tests/lab/reference/${committed##*/}" >>"$REF/summary.tsv"

@@ -81,6 +81,8 @@ family_failures() {
 if [ "${LAB_TARGET_FULL:-1}" = 1 ]; then
 	x4=$(lab_user_create x4 xcopy "$W/x4.img" 128M)
 	url4=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:xcopy210f "$x4")
+	xr=$(xt_run_suite "$OUT" iscsi SCSI "$url4/0" 2>/dev/null) || xr=
+	fr=
 	if [ "${LAB_REFERENCE_FULL:-0}" = 1 ]; then
 		FOUT=$LAB_RESULTS/target/lio-fileio
 		mkdir -p "$FOUT"
@@ -88,22 +90,16 @@ if [ "${LAB_TARGET_FULL:-1}" = 1 ]; then
 		printf 'transport\tsuite\ttotal\tran\tpassed\tfailed\tseconds\n' >"$FOUT/summary.tsv"
 		f0=$(lab_fileio_create f210 "$W/f0.img" 128M)
 		urlf=$(lab_iscsi_export iqn.2003-01.org.linux-iscsi.lab:fileio210f "$f0")
-	fi
-	xr=$(xt_run_suite "$OUT" iscsi SCSI "$url4/0" 2>/dev/null) || xr=
-	if [ "${LAB_REFERENCE_FULL:-0}" = 1 ]; then
 		fr=$(xt_run_suite "$FOUT" iscsi SCSI "$urlf/0" 2>/dev/null) || fr=
 		fsrc="same boot"
 		ffailed=$(family_failures "$FOUT/iscsi-SCSI.txt" | tr '\n' ' ')
 	else
-		fres=
-		for d in "$LAB_REPO"/tests/lab/reference/*-lio-fileio; do
-			[ -f "$d/iscsi-SCSI.results" ] && fres=$d/iscsi-SCSI.results
-		done
-		fr=
-		if [ -n "$fres" ]; then   # "total ran passed failed seconds", as xt_run_suite prints
-			fs=$(awk -F'\t' '$1 == "iscsi" && $2 == "SCSI" { print $NF }' "$(dirname "$fres")/summary.tsv")
+		ref=$(lab_lio_reference)
+		if [ -n "$ref" ]; then   # "total ran passed failed seconds", as xt_run_suite prints
+			fres=$ref/iscsi-SCSI.results
+			fs=$(awk -F'\t' '$1 == "iscsi" && $2 == "SCSI" { print $NF }' "$ref/summary.tsv")
 			fr="$(grep -c . "$fres") - $(grep -c $'\tpassed$' "$fres") $(grep -c $'\tFAILED$' "$fres") ${fs:-?}"
-			fsrc="recorded: $(basename "$(dirname "$fres")")"
+			fsrc="recorded: $(basename "$ref")"
 			ffailed=$(awk -F'\t' '$2 == "FAILED" { printf "%s ", $1 }' "$fres")
 		fi
 	fi
