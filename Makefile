@@ -133,7 +133,7 @@ LAB_DEPS += $(ALL_TARGETS)
 -include $(TOP)/tests/lab/lab.mk
 -include $(TOP)/tests/bench/bench.mk
 ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
-TEST_TARGETS += test-lab test-lab-newkernel
+TEST_TARGETS += test-lab-main test-lab-side test-lab-newkernel
 endif
 
 .PHONY: all build-all deps test demo fuzz clean install install-check
@@ -143,39 +143,60 @@ build-all: $(ALL_TARGETS)
 deps:
 	$(Q)$(TOP)/scripts/ensure-deps
 
-# Stages of make test. `make check` (build, unit tests, plugin tests: about a
-# minute on 2 cores) runs first and stops at its first failure; if it fails,
-# make test stops there. The later stages (fuzzing, packages, lab) then run in
-# order, keep going, and make test fails if any failed. Every stage prints its
-# wall time.
+# Stages of make test. `make deps` (Debian packages) and `make check` (build,
+# unit tests, plugin tests: about a minute on 2 cores) run first and stop at
+# their first failure; if either fails, make test stops there. The later
+# stages keep going, and make test fails if any failed: the packages first
+# (lab 490 installs them), then two tracks at once (a lab test is mostly
+# single-threaded guest work, one host core under TCG): the main lab boot
+# (test-lab-main), and beside it, in order, fuzzing, a second lab boot
+# (test-lab-side: the RBD tests with their Ceph cluster, and the tests
+# LAB_SIDE_BALANCE in tests/lab/lab.mk moves there so that the two tracks end
+# together) and the boot of the new kernel (their output is printed when they are done, in
+# $(BUILD)/test-side.log meanwhile). Every stage prints its wall time, and
+# make test ends with all of them on one line and the total.
 CHECK_STAGES := build-all check-layers test-unit test-plugin
 LATER_STAGES := $(filter-out $(CHECK_STAGES),$(TEST_TARGETS))
+PRE_STAGES := $(filter test-package,$(LATER_STAGES))
+MAIN_STAGES := $(filter test-lab-main,$(LATER_STAGES))
+SIDE_STAGES := $(filter-out $(PRE_STAGES) $(MAIN_STAGES),$(LATER_STAGES))
 # $(call since,T0): seconds since $$EPOCHREALTIME was T0 (bash 5).
 since = $$(awk -v a=$(1) -v b=$$EPOCHREALTIME 'BEGIN { printf "%.1f", b - a }')
 # $(call run_stages,STAGES,keep-going?): each stage in a sub-make with WERROR=1,
-# timed; sets `fail` to the stages that failed.
+# timed; sets `fail` to the stages that failed and appends "STAGE SECS" to `times`.
 define run_stages
 	for t in $(1); do \
 		printf '\n=== make %s ===\n' "$$t"; s0=$$EPOCHREALTIME; \
 		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t; rc=$$?; \
-		printf '=== make %s: %s in %.1f s ===\n' "$$t" "$$([ $$rc = 0 ] && echo ok || echo FAILED)" \
-			"$(call since,$$s0)"; \
+		secs=$(call since,$$s0); times="$$times$${times:+, }$$t $$secs s$$([ $$rc = 0 ] || echo ' FAILED')"; \
+		printf '=== make %s: %s in %s s ===\n' "$$t" "$$([ $$rc = 0 ] && echo ok || echo FAILED)" "$$secs"; \
 		if [ $$rc != 0 ]; then fail="$$fail $$t"; $(if $(2),:,break); fi; \
 	done
 endef
 
 .PHONY: check
 check:
-	$(Q)fail=; t0=$$EPOCHREALTIME; $(call run_stages,$(CHECK_STAGES),); \
+	$(Q)fail=; times=; t0=$$EPOCHREALTIME; $(call run_stages,$(CHECK_STAGES),); \
 	printf '=== make check: %.1f s ===\n' "$(call since,$$t0)"; \
 	if [ -n "$$fail" ]; then echo "CHECK FAILED:$$fail"; exit 1; fi; echo "CHECK PASSED"
 
-test: deps
-	$(Q)t0=$$EPOCHREALTIME; \
-	$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) check || \
-		{ echo "FAILED: check (later stages not run)"; exit 1; }; \
-	fail=; $(call run_stages,$(LATER_STAGES),keep-going); \
-	printf '\n=== make test: %.1f s ===\n' "$(call since,$$t0)"; \
+test:
+	$(Q)t0=$$EPOCHREALTIME; fail=; times=; $(call run_stages,deps check,); \
+	[ -z "$$fail" ] || { echo "FAILED:$$fail (later stages not run)"; exit 1; }; \
+	$(call run_stages,$(PRE_STAGES),keep-going); \
+	side=$(BUILD)/test-side.log; mkdir -p $(BUILD); rm -f $$side $$side.result; \
+	printf '\n=== beside what follows: %s (in %s) ===\n' "$(SIDE_STAGES)" "$$side"; \
+	set -m; ( fail=; times=; $(call run_stages,$(SIDE_STAGES),keep-going); \
+		printf '%s\n%s\n' "$$times" "$$fail" >$$side.result ) >$$side 2>&1 </dev/null & \
+	spid=$$!; set +m; trap 'kill -TERM -- -$$spid 2>/dev/null; exit 130' INT TERM; t1=$$EPOCHREALTIME; \
+	$(call run_stages,$(MAIN_STAGES),keep-going); \
+	printf '\n=== main track done in %s s; waiting for: %s ===\n' "$(call since,$$t1)" "$(SIDE_STAGES)"; \
+	wait $$spid; trap - INT TERM; cat $$side; \
+	printf '=== both tracks done in %s s ===\n' "$(call since,$$t1)"; \
+	{ read -r st && read -r sf; } <$$side.result || { st=; sf=" $(SIDE_STAGES) (no result)"; }; \
+	times="$$times$${st:+, }$$st"; fail="$$fail$${sf:+ $$sf}"; \
+	printf '\n=== stages: %s ===\n' "$$times"; \
+	printf '=== make test: %s s ===\n' "$(call since,$$t0)"; \
 	if [ -n "$$fail" ]; then echo "FAILED:$$fail"; exit 1; fi; echo "ALL TESTS PASSED"
 
 # Every install rule waits for this: a relative path or one with white space

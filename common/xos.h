@@ -30,6 +30,22 @@ xos_min_nz(uint64_t a, uint64_t b)
 	return a == 0 ? b : b == 0 ? a : a < b ? a : b;
 }
 
+/* The value of hex digit c (either case), -1 if c is not one. */
+static inline int
+xos_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	if (c >= 'a' && c <= 'f') {
+		return c - 'a' + 10;
+	}
+	if (c >= 'A' && c <= 'F') {
+		return c - 'A' + 10;
+	}
+	return -1;
+}
+
 /* How xos_zero_range made the bytes read as zeros. */
 enum xos_zero_how {
 	XOS_ZERO_PUNCHED,      /* fallocate PUNCH_HOLE | KEEP_SIZE (deallocated) */

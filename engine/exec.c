@@ -30,7 +30,7 @@ enum {
 /* One resolved CSCD: each CSCD of the list is resolved at most once. */
 struct res_lu {
 	const struct xcm_cscd *cscd;
-	struct xcm_lu *lu;
+	struct xt_lu *lu;
 	uint32_t bs;
 	uint64_t nblocks;
 };
@@ -54,7 +54,7 @@ struct exec_ctx {
 	const struct xcm_limits *lim;
 	const struct xcm_backend_ops *ops;
 	void *ctx;
-	struct xcm_lu *self;
+	struct xt_lu *self;
 	struct res_cache cache;
 	uint64_t deadline;      /* ops->now_ms() time; 0: none */
 	uint64_t chunk;         /* bytes per ops->copy() call */
@@ -67,7 +67,7 @@ struct exec_ctx {
  */
 static enum xcm_status
 lookup_lu(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field,
-	  struct xcm_lu **lu, struct xcm_err *err)
+	  struct xt_lu **lu, struct xcm_err *err)
 {
 	int rc;
 
@@ -112,7 +112,7 @@ resolve_cscd(struct exec_ctx *x, uint32_t i, const struct xcm_cscd *c, int field
 	     const struct res_lu **out, struct xcm_err *err)
 {
 	struct res_lu *r;
-	struct xcm_lu *lu = x->self;   /* CSCD ID FFFFh: the LU that received the command */
+	struct xt_lu *lu = x->self;   /* CSCD ID FFFFh: the LU that received the command */
 	enum xcm_status st;
 	uint32_t k;
 
@@ -510,7 +510,7 @@ copy_serial(struct exec_ctx *x, uint32_t i, uint32_t k, struct xcm_exec_result *
 
 enum xcm_status
 xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
-		 const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
+		 const struct xcm_backend_ops *ops, void *ctx, struct xt_lu *self,
 		 struct xcm_exec_result *res, struct xcm_err *err)
 {
 	return xcm_list_execute_opts(l, lim, ops, ctx, self, NULL, res, err);
@@ -518,7 +518,7 @@ xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
 
 enum xcm_status
 xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
-		      const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
+		      const struct xcm_backend_ops *ops, void *ctx, struct xt_lu *self,
 		      const struct xcm_exec_opts *opts, struct xcm_exec_result *res,
 		      struct xcm_err *err)
 {

@@ -15,7 +15,7 @@ RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/
 ifneq ($(RBD_HAVE),)
 CXX ?= g++
 RBD_LIB := $(BUILD)/target/librbdstore.a
-RBD_OBJS := $(addprefix $(BUILD)/obj/target/store/rbd/,rbd_cfg.o rbd_rule.o rbd_image.o rbd_copy.o rados_copy.o)
+RBD_OBJS := $(addprefix $(BUILD)/obj/target/store/rbd/,rbd_cfg.o rbd_rule.o rbd_image.o rbd_quiesce.o rbd_copy.o rados_copy.o)
 RBD_LIBS := -lrbd -lrados -lstdc++
 XT_RBD_BIN := $(BUILD)/tests/xt-rbd
 CXXFLAGS_RBD := -std=c++17 -Wall -Wextra -Wno-unused-parameter -fstack-protector-strong \

@@ -3,7 +3,7 @@
 # $(BUILD)/target/handlers/ holds ONLY handler_* plugins: tcmu-runner dlopens
 # every file there whose name starts with handler_ (the lab passes this
 # folder as --handler-path). Not linked with -z defs: tcmur_* come from the
-# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/base/tcmu_abi.h).
+# daemon and tcmu_* from libtcmu.so.2 at dlopen time (see target/tcmu/tcmu_abi.h).
 
 # store/rbd/rbd_*.c: the RBD store (target/rbd.mk builds it into librbdstore.a for the
 # lab tool too). The plugin links rbd_cfg.c + rbd_image.c (store_rbd.c:
@@ -18,7 +18,7 @@ TARGET_SRCS := $(filter-out $(TARGET_RBD_DIR)/rbd_%.c,$(sort $(wildcard $(TOP)/t
 TARGET_RBD_LIBS :=
 TARGET_RBD_CXX_OBJ :=
 ifneq ($(TARGET_RBD_HAVE),)
-TARGET_SRCS += $(addprefix $(TARGET_RBD_DIR)/,rbd_cfg.c rbd_rule.c rbd_image.c rbd_copy.c)
+TARGET_SRCS += $(addprefix $(TARGET_RBD_DIR)/,rbd_cfg.c rbd_rule.c rbd_image.c rbd_quiesce.c rbd_copy.c)
 TARGET_RBD_LIBS := -lrbd -lrados -lstdc++
 # not instrumented in the sanitizer plugin either (C++, no ASan runtime needed)
 TARGET_RBD_CXX_OBJ := $(BUILD)/obj/target/store/rbd/rados_copy.o
@@ -39,12 +39,12 @@ $(TARGET_OBJS) $(TARGET_SAN_OBJS): XCFLAGS += $(TARGET_INC) -I$(TOP)/common \
 $(HANDLER_SO): $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(HANDLER_MAP)
 	$(call msg,LD,target/handlers/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(TARGET_RBD_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_OBJS) $(LIBXCM) $(TARGET_RBD_LIBS) $(ISCSI_LIBS) -lpthread
 
 $(HANDLER_SAN_SO): $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(HANDLER_MAP)
 	$(call msg,LD,san/$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(TARGET_RBD_LIBS) -lpthread
+	$(Q)$(CC) $(SAN_FLAGS) $(HANDLER_LDFLAGS) -o $@ $(TARGET_SAN_OBJS) $(TARGET_RBD_CXX_OBJ) $(COMMON_SAN_OBJS) $(LIBXCM_SAN) $(TARGET_RBD_LIBS) $(ISCSI_LIBS) -lpthread
 
 ALL_TARGETS += $(HANDLER_SO)
 
@@ -77,7 +77,7 @@ check-plugin-symbols: $(HANDLER_SO)
 	$(Q)bad=$$(nm -D --undefined-only $(HANDLER_SO) | awk '{print $$2}' | \
 		grep -v '@' | grep -vxF -e __gmon_start__ -e _ITM_deregisterTMCloneTable \
 		-e _ITM_registerTMCloneTable $(addprefix -e ,$(PLUGIN_ALLOWED_SYMS)) | \
-		grep -vE '^(rbd|rados)_|^_ZN?K?8librados|^_ZN4ceph6buffer' || true); \
+		grep -vE '^(rbd|rados|iscsi)_|^scsi_(create_task|free_scsi_task)$$|^_ZN?K?8librados|^_ZN4ceph6buffer' || true); \
 	if [ -n "$$bad" ]; then echo "handler_xcopy.so: unexpected undefined symbols:" $$bad; exit 1; fi; \
 	exp=$$(nm -D --defined-only $(HANDLER_SO) | awk '$$2 ~ /^[TDBR]$$/ {print $$3}' | sort -u); \
 	if [ "$$exp" != handler_init ]; then echo "handler_xcopy.so exports more than handler_init:" $$exp; exit 1; fi; \
@@ -100,6 +100,7 @@ install-target: install-check $(HANDLER_SO)
 	install -m 0644 $(HANDLER_SO) $(DESTDIR)$(TCMU_HANDLER_DIR)/handler_xcopy.so
 	install -D -m 0755 $(TOP)/scripts/xcopy-stat $(DESTDIR)$(BINDIR)/xcopy-stat
 	install -D -m 0644 $(TOP)/target/man/xcopy-stat.1 $(DESTDIR)$(MANDIR)/man1/xcopy-stat.1
+	install -D -m 0644 $(TOP)/target/man/xcopy-peers.5 $(DESTDIR)$(MANDIR)/man5/xcopy-peers.5
 
 # (The Makefile makes the lab depend on every build target, the plugin included.)
 # The 1 GiB copy test (220) keeps a reflink XFS image on the guest's tmpfs,

@@ -1,9 +1,9 @@
 # tests/: the CUnit unit-test binary (ASan+UBSan) and the libFuzzer targets.
-# tests/unit/ mirrors the tree: {engine,host,target,common}/test_*.c hold the
-# suites of the modules there, fakes/ the fakes and stubs they share, and the
-# top level the runner (unit_main.c, ut.c).
-UT_DIRS := engine host target common fakes
-UT_SRCS := $(sort $(wildcard $(TOP)/tests/unit/*.c $(addsuffix /*.c,$(addprefix $(TOP)/tests/unit/,$(UT_DIRS)))))
+# tests/unit/ mirrors the tree down to the folders: tests/unit/FOLDER/test_*.c
+# hold the suites of FOLDER's modules (engine/, common/, target/cm/,
+# target/store/file/, host/device/, ...), fakes/ the fakes and stubs they
+# share, and the top level the runner (unit_main.c, ut.c).
+UT_SRCS := $(sort $(shell find $(TOP)/tests/unit -name '*.c'))
 UT_OBJS := $(patsubst $(TOP)/%.c,$(BUILD)/san/%.o,$(UT_SRCS))
 UT_BIN := $(BUILD)/tests/unit_tests
 
@@ -11,17 +11,27 @@ $(BUILD)/san/tests/unit/%.o: XCFLAGS += -I$(TOP)/tests/unit -I$(TOP)/tests/unit/
 	$(TARGET_INC) -I$(TOP)/common
 # the plugin's command table is self-contained: its unit tests link it alone
 UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
-# target/ modules with unit suites of their own (tests/unit/target/);
-# tests/unit/fakes/target_stubs.c stands in for the runner's log functions
-UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o fault/fault.o base/env.o base/exe.o base/stats.o base/naa.o \
-	tcmu/sbc_check.o lio/access.o lio/nexus.o tokens/tokens.o cm/held.o \
-	cm/async.o cm/async_parse.o cm/cm_limits.o)
+# target/ modules with unit suites of their own (tests/unit/target/FOLDER/);
+# tests/unit/fakes/target_stubs.c stands in for the runner's side of a LU (ut_lu_host)
+UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o store/null/store_null.o fault/fault.o base/env.o base/log.o \
+	base/stats.o base/naa.o tcmu/sbc_check.o tcmu/runner.o tcmu/tcmu_cmd.o lio/access.o \
+	lio/nexus.o tokens/tokens.o peer/peer_map.o peer/peer_load.o cm/held.o cm/async.o cm/async_parse.o cm/cm_limits.o)
 # xos_now_ms goes through tests/unit/fakes/fake_clock.c: the token and held
 # result suites move time instead of sleeping (the real clock unless frozen)
 UT_WRAP := -Wl,--wrap=xos_now_ms
-# store_copy.c with file_copy.c + parallel.c (file to file); the suite defines the file store
+# fchown, acl_set_fd and xcopy_file_range go through tests/unit/fakes/fake_sys.c:
+# the xcp -r suite makes them fail (a root_squash chown, a file system without
+# ACLs, a copy failing half way) without a hook in xcp or libxcopy
+UT_WRAP += -Wl,--wrap=fchown -Wl,--wrap=acl_set_fd -Wl,--wrap=xcopy_file_range
+# libxcopy's seams (tests/unit/fakes/fake_host.c, fake_target.c): the device
+# under a file system, the file-system probe, the lease batch and the pool of
+# EXTENDED COPY workers, replaced here so that no test hook ships in libxcopy
+UT_WRAP += -Wl,--wrap=xch_fsdev_find -Wl,--wrap=xch_fsdev_open -Wl,--wrap=xch_fs_probe \
+	-Wl,--wrap=xch_lease_batch_bytes -Wl,--wrap=xch_pool_run
+# store_copy.c with file_copy.c + parallel.c (file to file) and the fault store around them;
+# the suite defines the file store
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/store_copy.o store/file/file_copy.o \
-	store/file/parallel.o)
+	store/file/parallel.o fault/fault_store.o)
 # common/: the OS helpers (tests/unit/common/)
 UT_SAN_OBJS += $(COMMON_SAN_OBJS)
 
@@ -52,7 +62,10 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 $(BUILD)/fuzz/fuzz_%: $(TOP)/tests/fuzz/fuzz_%.c $(TOP)/tests/fuzz/fuzz.h $(ENGINE_SRCS) $(wildcard $(TOP)/engine/include/xcm/*.h)
 	$(call msg,FUZZ-CC,$(notdir $@))
 	@mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(ENGINE_SRCS)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(ENGINE_SRCS) $(FUZZ_EXTRA)
+# fuzz_peer_map: the plugin's peer map parser (target/peer/peer_map.c), pure C
+$(BUILD)/fuzz/fuzz_peer_map: $(TOP)/target/peer/peer_map.c $(TOP)/target/peer/peer.h
+$(BUILD)/fuzz/fuzz_peer_map: FUZZ_EXTRA := -I$(TOP)/target -I$(TOP)/common $(TOP)/target/peer/peer_map.c
 
 .PHONY: fuzz-build fuzz-run
 fuzz-build: $(FUZZ_BINS)
@@ -87,6 +100,14 @@ $(XT_CMDS_BIN): $(BUILD)/obj/tests/tools/xt_cmds.o $(BUILD)/obj/target/cmds/cmds
 	$(Q)$(CC) -o $@ $^
 ALL_TARGETS += $(XT_CMDS_BIN)
 
+# xt-fscrypt: an encrypted directory for lab test 315 (kernel headers only).
+XT_FSCRYPT_BIN := $(BUILD)/tests/xt-fscrypt
+$(XT_FSCRYPT_BIN): $(BUILD)/obj/tests/tools/xt_fscrypt.o
+	$(call msg,LD,$(notdir $@))
+	@mkdir -p $(@D)
+	$(Q)$(CC) -o $@ $^
+ALL_TARGETS += $(XT_FSCRYPT_BIN)
+
 # plain make without a build dependency (simulated: PKG_CONFIG_LIBDIR, a
 # --sysroot CC, no pkg-config): one line naming the packages and make deps,
 # nothing compiled (scripts/check-build-deps, configs/build-deps.list).
@@ -98,8 +119,20 @@ test-unit: test-build-deps
 # Layers only point down (scripts/check-layers: trees, and the folders of
 # host/layers.conf and target/layers.conf; includes of the sources and
 # calls between the built objects). Its own test runs first, on made-up trees.
+# Then scripts/check-plane: faults only in target/fault/, the stores only
+# through store/, no copy-path parameter list longer than 5 (issue #34).
 .PHONY: check-layers test-check-layers
 check-layers: build-all test-check-layers
 	$(Q)$(TOP)/scripts/check-layers --build $(BUILD) $(TOP)
+	$(Q)$(TOP)/scripts/check-plane $(TOP)
 test-check-layers:
 	$(Q)$(TOP)/tests/scripts/test-check-layers.sh
+
+# The maps: every product .c has a unit test that names one of its functions,
+# or a line in its folder README saying how it is tested instead
+# (scripts/test-map); the folder READMEs name functions, files and links that
+# exist (scripts/check-map). Under a second together.
+.PHONY: check-maps
+check-maps:
+	$(Q)$(TOP)/scripts/test-map $(TOP) && $(TOP)/scripts/check-map $(TOP)
+test-unit: check-maps

@@ -167,6 +167,11 @@ static const char *const g_reason_names[XCOPY_FB_REASON_COUNT] = {
 	[XCOPY_FB_DIFFERENT_DEV] = "different-device",
 	[XCOPY_FB_NO_TOKENS] = "no-tokens",
 	[XCOPY_FB_TOKEN] = "token",
+	[XCOPY_FB_FS_TYPE] = "file-system",
+	[XCOPY_FB_REALTIME] = "xfs-realtime",
+	[XCOPY_FB_ENCRYPTED] = "encrypted",
+	[XCOPY_FB_JOURNAL_DATA] = "journal-data",
+	[XCOPY_FB_LEASE] = "lease",
 };
 
 const char *

@@ -320,11 +320,56 @@ dry_run_files(struct run *r, int in, uint64_t len)
 	close(out);
 }
 
+/* The destination file: made when missing (*created), else opened as it is; *old: its stat. */
+static int
+open_dst_file(const char *path, mode_t mode, bool *created, struct stat *old)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST) {
+		/* no O_TRUNC: an existing, written destination can be copied into in place */
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	if (fd >= 0 && fstat(fd, old) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * After a failed copy, the destination as it was: one this run made is
+ * removed (if path still names it), an existing one gets its length back
+ * (through fd, or path when fd is closed). Its overwritten bytes stay.
+ */
+static void
+undo_dst(struct run *r, const char *path, int fd, bool created, const struct stat *old)
+{
+	struct stat now;
+	bool same = lstat(path, &now) == 0 && now.st_dev == old->st_dev && now.st_ino == old->st_ino;
+	int rc = 0;
+
+	if (created) {
+		rc = same ? unlink(path) : 0;
+	} else if (fd >= 0) {
+		rc = ftruncate(fd, old->st_size);
+	} else if (same) {
+		rc = truncate(path, old->st_size);
+	}
+	if (rc != 0) {
+		xcp_progress_clear(&r->prog);
+		fprintf(stderr, "xcp: %s: cannot %s after the failure: %s\n", path,
+			created ? "remove the copy" : "put back the old length", strerror(errno));
+	}
+}
+
 static void
 copy_files(struct run *r)
 {
 	const struct opts *o = r->o;
-	struct stat sst;
+	struct stat sst, old;
+	bool created;
 	int in, out, rc;
 
 	in = open(o->src, O_RDONLY | O_CLOEXEC);
@@ -342,8 +387,7 @@ copy_files(struct run *r)
 		close(in);
 		return;
 	}
-	/* no O_TRUNC: an existing, written destination can be copied into in place */
-	out = open(o->dst, O_WRONLY | O_CREAT | O_CLOEXEC, sst.st_mode & 0777);
+	out = open_dst_file(o->dst, sst.st_mode & 0777, &created, &old);
 	if (out < 0) {
 		fail_open(r, o->dst, errno);
 		close(in);
@@ -358,8 +402,12 @@ copy_files(struct run *r)
 		/* whole-file copy: the destination ends where the source does */
 		fail(r, XCP_EXIT_COPY, "cannot set the length of %s: %s", o->dst, strerror(errno));
 	}
+	if (r->exit_code != XCP_EXIT_OK) {
+		undo_dst(r, o->dst, out, created, &old);
+	}
 	if (close(out) != 0 && r->exit_code == XCP_EXIT_OK) {
 		fail(r, XCP_EXIT_COPY, "%s: %s", o->dst, strerror(errno));
+		undo_dst(r, o->dst, -1, created, &old);
 	}
 	close(in);
 }

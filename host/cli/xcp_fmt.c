@@ -109,9 +109,25 @@ xcp_reason_hint(enum xcopy_fallback_reason r)
 	case XCOPY_FB_NO_TOKENS:
 		return "the target reports no ROD tokens (VPD 0x8F: no Block Device ROD Token "
 		       "Limits or no POPULATE TOKEN/RRTI): use --method=xcopy or auto";
+	case XCOPY_FB_FS_TYPE:
+		return "the file system is not one whose file extents are known to be blocks of "
+		       "its own device (ext4, XFS): nothing to do but use ext4 or XFS";
+	case XCOPY_FB_REALTIME:
+		return "an XFS realtime file (xfs_io lsattr: r; its directory: t): its extents are "
+		       "on the realtime device; copy files outside the realtime directory";
+	case XCOPY_FB_ENCRYPTED:
+		return "an encrypted file (fscrypt): its blocks hold ciphertext under the file's "
+		       "own key; only the host can copy it";
+	case XCOPY_FB_JOURNAL_DATA:
+		return "ext4 journals this file's data (data=journal, chattr +j): its blocks are "
+		       "written after the journal; mount data=ordered or chattr -j to offload";
 	case XCOPY_FB_TOKEN:
 		return "the target refused, expired or deleted the ROD token (05 23/xx): see xcp -vv; "
 		       "a longer inactivity timeout or --method=xcopy may help";
+	case XCOPY_FB_LEASE:
+		return "no lease held the files' extents (another process has the source or the "
+		       "destination open, or opened or truncated it during the copy): copied by "
+		       "the host; close the other users and copy again to offload";
 	default:
 		return NULL;
 	}

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * xcopy_dev_copy(): an LBA range of one handle to another through the
- * offload loop (lid1_copy.c), or the device-mapper copy (dm_copy.c); ranges the
- * copy manager does not do are read and written by the host.
+ * xcopy_dev_copy(): an LBA range of one handle to another through
+ * xch_copy_pairs (the method chosen in method.c); ranges the copy manager
+ * does not do are read and written by the host through the handles the
+ * caller opened, addressed by byte in each handle's LBA space (so the same
+ * for a run cut on a device-mapper volume's piece).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,46 +38,14 @@ dev_copy_check(const struct xcopy_dev *src, uint64_t src_lba, const struct xcopy
 	return 0;
 }
 
-/* Device-mapper volumes: cut at their pieces, copied between the devices under them. */
-static int
-dev_copy_dm(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-	    uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
-{
-	int rc;
-
-	if (xch_same_lu(src, dst) && src_lba < dst_lba + nblocks && dst_lba < src_lba + nblocks) {
-		return -EINVAL;
-	}
-	xch_progress_begin(nblocks * src->caps.block_size);
-	rc = xch_dm_copy(src, src_lba, dst, dst_lba, nblocks, flags, st);
-	xch_progress_end();
-	return rc;
-}
-
-/* One pair of absolute LBAs through the offload loop, the host's READ/WRITE behind it. */
-static int
-dev_copy_pair(const struct xch_pair *p, struct xcopy_dev *src, struct xcopy_dev *dst,
-	      unsigned flags, struct xcopy_stats *st)
-{
-	uint64_t bs = src->caps.block_size;
-	struct xch_rw_fb f;
-	int rc;
-
-	xch_rw_fb_init(&f, src, dst, st, false);
-	xch_progress_begin(p->nblocks * bs);
-	rc = xch_copy_pairs(src, dst, p, 1, flags, st, xch_rw_fallback, &f);
-	xch_progress_end();
-	xch_rw_fb_fini(&f);
-	return rc;
-}
-
 int
 xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
 	       uint64_t nblocks, unsigned flags, struct xcopy_stats *st)
 {
+	struct xch_rw_fb f;
 	struct xch_pair p;
 	uint64_t bs;
-	int rc;
+	int rc, wrc;
 
 	rc = dev_copy_check(src, src_lba, dst, dst_lba, nblocks, flags);
 	if (rc != 0 || nblocks == 0) {
@@ -89,29 +59,23 @@ xcopy_dev_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	    (dst->host_fd >= 0 && dst->host_fd != src->host_fd && fdatasync(dst->host_fd) != 0)) {
 		return -errno;
 	}
-	if ((src->dm != NULL || dst->dm != NULL) && !src->host_only && !dst->host_only) {
-		return dev_copy_dm(src, src_lba, dst, dst_lba, nblocks, flags, st);
-	}
+	bs = src->caps.block_size;
 	p.src_lba = src->caps.part_start + src_lba;
 	p.dst_lba = dst->caps.part_start + dst_lba;
 	p.nblocks = nblocks;
-	p.src_off = 0;
-	p.dst_off = 0;
+	p.src_off = p.src_lba * bs;
+	p.dst_off = p.dst_lba * bs;
 	/* copy_file_range(2) refuses overlapping ranges of one file; so do we */
 	if (xch_same_lu(src, dst) && p.src_lba < p.dst_lba + nblocks &&
 	    p.dst_lba < p.src_lba + nblocks) {
 		return -EINVAL;
 	}
-	bs = src->caps.block_size;
-	rc = dev_copy_pair(&p, src, dst, flags, st);
-	/* a host-only destination was written through its page cache */
-	if ((dst->host_only || dst->dm != NULL) && fdatasync(dst->host_fd) != 0 && rc == 0) {
-		rc = -errno;
-	}
-	/* the block device's page cache no longer matches the medium */
-	if (dst->cache_fd >= 0) {
-		(void)posix_fadvise(dst->cache_fd, (off_t)(p.dst_lba * bs), (off_t)(nblocks * bs),
-				    POSIX_FADV_DONTNEED);
-	}
-	return rc;
+	xch_rw_fb_init(&f, src, dst, st, true);
+	xch_progress_begin(nblocks * bs);
+	rc = xch_copy_pairs(src, dst, &p, 1, flags, st, xch_rw_fallback, &f);
+	xch_progress_end();
+	xch_rw_fb_fini(&f);
+	/* what the host wrote through a node is on the medium; stale page cache dropped */
+	wrc = xch_dev_written(dst, p.dst_lba, nblocks);
+	return rc != 0 ? rc : wrc;
 }

@@ -61,7 +61,7 @@ xch_inflight_cap(const struct xcopy_dev *d)
 {
 	unsigned n = XCH_INFLIGHT_MAX;
 
-	if (d->ops == NULL || !d->ops->concurrent) {
+	if (!d->kind->concurrent(d)) {
 		return 1;
 	}
 	if (d->max_copies != 0 && d->max_copies < n) {
@@ -104,18 +104,6 @@ xch_list_id_put(struct xcopy_dev *d, uint8_t id)
 				 __ATOMIC_ACQ_REL);
 }
 
-void (*xch_pool_watch)(int delta);
-
-static void
-pool_watch(int delta)
-{
-	void (*w)(int) = __atomic_load_n(&xch_pool_watch, __ATOMIC_ACQUIRE);
-
-	if (w != NULL) {
-		w(delta);
-	}
-}
-
 /* A pool thread: reports its progress into the call it works for. */
 struct pool_arg {
 	void *(*fn)(void *);
@@ -128,12 +116,8 @@ pool_thread(void *arg)
 {
 	struct pool_arg *pa = arg;
 
-	void *rv;
-
 	xch_progress_adopt(pa->prog);
-	rv = pa->fn(pa->arg);
-	pool_watch(-1);
-	return rv;
+	return pa->fn(pa->arg);
 }
 
 /*
@@ -155,20 +139,17 @@ xch_pool_run(void *(*fn)(void *), void **args, unsigned n)
 	if (n == 0) {
 		n = 1;
 	}
-	pool_watch((int)n);
 	for (i = 1; i < n; i++) {
 		pa[i].fn = fn;
 		pa[i].arg = args[i];
 		pa[i].prog = xch_progress_current();
 		if (pthread_create(&tid[started], NULL, pool_thread, &pa[i]) != 0) {
 			XCH_DBG("in flight: %u threads (pthread_create failed)", started + 1);
-			pool_watch(-(int)(n - i));   /* the workers never started */
 			break;
 		}
 		started++;
 	}
 	(void)fn(args[0]);
-	pool_watch(-1);
 	for (i = 0; i < started; i++) {
 		(void)pthread_join(tid[i], NULL);
 	}

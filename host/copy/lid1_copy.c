@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The offload loop shared by files and devices: plan the pairs, encode each
- * command's parameter list with the engine codec, send EXTENDED COPY to the
- * destination LU (or the source LU when the destination cannot reach the
- * source), decide from the sense, and hand every range the copy manager did
- * not do to the caller's fallback. Up to xch_inflight_wanted() commands are
+ * The LID1 method (chosen by method.c, entered from copy_pairs.c) for files
+ * and devices alike: plan the pairs, encode each command's parameter list
+ * with the engine codec, send EXTENDED COPY to the destination LU (or the
+ * source LU when the destination cannot reach the source), decide from the
+ * sense, and hand every range the copy manager did not do to the caller's
+ * fallback. Up to xch_inflight_wanted() commands are
  * outstanding at once (inflight.c): every worker takes the next planned
  * command, and everything but the EXTENDED COPY itself and the host's copy
  * of a range that falls back (planning state, statistics, list ids) runs
@@ -27,38 +28,6 @@ enum {
 	XCOPY_TIMEOUT_S = 600,
 	MAX_RETRIES = 3,
 };
-
-/*
- * A handle may be shared by calls running at once (file_dev.c's cache): a
- * verdict's change to it (disabled, one segment per command) is stored
- * atomically, the reason before the flag, and read back the same way.
- */
-static bool
-dev_disabled(const struct xcopy_dev *d, enum xcopy_fallback_reason *why)
-{
-	if (!__atomic_load_n(&d->disabled, __ATOMIC_ACQUIRE)) {
-		return false;
-	}
-	*why = __atomic_load_n(&d->disabled_why, __ATOMIC_RELAXED);
-	return true;
-}
-
-enum xcopy_fallback_reason
-xch_offload_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst)
-{
-	enum xcopy_fallback_reason why;
-
-	if (dev_disabled(src, &why) || dev_disabled(dst, &why)) {
-		return why;
-	}
-	if (src->caps.block_size != dst->caps.block_size) {
-		return XCOPY_FB_BLOCK_SIZE;
-	}
-	if (!xch_same_lu(src, dst) && (src->caps.max_cscd < 2 || dst->caps.max_cscd < 2)) {
-		return XCOPY_FB_INVALID_PARAM;
-	}
-	return XCOPY_FB_NONE;
-}
 
 struct run {
 	struct xcopy_dev *src;
@@ -321,7 +290,7 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 	int retries = 0, rc;
 
 	while (nseg > 0) {
-		if (dev_disabled(dev, &why)) {
+		if (xch_dev_off(dev, &why)) {
 			return fallback_segs(r, first, nseg, why);
 		}
 		if (r->src_side_failed && r->dst_side_failed) {
@@ -451,18 +420,15 @@ run_workers(struct run *r)
 }
 
 int
-xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
-	       size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg)
+xch_lid1_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+		    size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
+		    void *fbarg)
 {
 	struct xch_plan_limits lim;
 	struct run r;
-	enum xcopy_fallback_reason why;
 	size_t i;
-	int rc = 0;
+	int rc;
 
-	if (xch_use_tokens(src, dst, flags)) {
-		return xch_token_copy_pairs(src, dst, pairs, n, flags, st, fb, fbarg);
-	}
 	memset(&r, 0, sizeof(r));
 	r.src = src;
 	r.dst = dst;
@@ -472,38 +438,17 @@ xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pa
 	r.fb = fb;
 	r.fbarg = fbarg;
 	r.same_lu = xch_same_lu(src, dst);
-	/* the one check every range passes before anything is encoded or sent */
 	for (i = 0; i < n; i++) {
-		if (xch_dev_range_check(src, pairs[i].src_lba, pairs[i].nblocks) != 0 ||
-		    xch_dev_range_check(dst, pairs[i].dst_lba, pairs[i].nblocks) != 0) {
-			return -ERANGE;
-		}
 		r.total_bytes += pairs[i].nblocks * src->caps.block_size;
 	}
-	why = (flags & XCOPY_NO_OFFLOAD) ? XCOPY_FB_REQUESTED : xch_offload_blocker(src, dst);
 	xch_plan_limits_get(src, dst, r.same_lu ? 1 : 2, &lim);
-	if (why == XCOPY_FB_NONE) {
-		rc = plan_for_inflight(pairs, n, &lim, inflight_for(src, dst), &r.plan);
-		if (rc == -EINVAL) {
-			why = XCOPY_FB_INVALID_PARAM;
-		} else if (rc != 0) {
-			return rc;
-		}
+	rc = plan_for_inflight(pairs, n, &lim, inflight_for(src, dst), &r.plan);
+	if (rc == -EINVAL) {
+		/* the limits leave no room for a segment: every pair the other way */
+		return xch_fallback_all(pairs, n, src->caps.block_size, flags, st, fb, fbarg,
+					XCOPY_FB_INVALID_PARAM);
 	}
-	if (why != XCOPY_FB_NONE) {
-		/* nothing to offload: every pair goes the other way, in one piece */
-		if (flags & XCOPY_REQUIRE_OFFLOAD) {
-			return n == 0 ? 0 : xch_required_errno(st, why);
-		}
-		for (i = 0; i < n && rc == 0; i++) {
-			if (pairs[i].nblocks == 0) {
-				continue;
-			}
-			rc = fb(fbarg, &pairs[i], 0, pairs[i].nblocks, why);
-			if (rc == 0) {
-				xch_stats_fallback(st, why, pairs[i].nblocks * src->caps.block_size);
-			}
-		}
+	if (rc != 0) {
 		return rc;
 	}
 	rc = run_workers(&r);

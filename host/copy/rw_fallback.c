@@ -2,7 +2,8 @@
 /*
  * The host's READ/WRITE of the ranges a device copy's copy manager did not
  * do (xcopy_dev_copy, device-mapper pieces): the fallback callback of the
- * offload loop, safe to run from several of its workers at once.
+ * offload loop, safe to run from several of its workers at once. And the
+ * host method's step: every pair to the caller's fallback.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -74,4 +75,28 @@ xch_rw_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nbl
 	rw_fb_count(f, &mine);
 	free(buf);
 	return rc;
+}
+
+int
+xch_fallback_all(const struct xch_pair *pairs, size_t n, uint32_t bs, unsigned flags,
+		 struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg,
+		 enum xcopy_fallback_reason why)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (pairs[i].nblocks == 0) {
+			continue;
+		}
+		if (flags & XCOPY_REQUIRE_OFFLOAD) {
+			return xch_required_errno(st, why);
+		}
+		rc = fb(fbarg, &pairs[i], 0, pairs[i].nblocks, why);
+		if (rc != 0) {
+			return rc;
+		}
+		xch_stats_fallback(st, why, pairs[i].nblocks * bs);
+	}
+	return 0;
 }

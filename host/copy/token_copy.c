@@ -69,38 +69,6 @@ xch_lid4_next(void)
 	return __atomic_fetch_add(&g_lid4, 1, __ATOMIC_RELAXED);
 }
 
-/*
- * Tokens turned off on a handle by a verdict (sticky): calls sharing the
- * handle (file_dev.c's cache) read it while another may set it, so the
- * reason is stored before the flag and both are accessed atomically.
- */
-static bool
-tok_off(const struct xcopy_dev *d, enum xcopy_fallback_reason *why)
-{
-	if (!__atomic_load_n(&d->tok.disabled, __ATOMIC_ACQUIRE)) {
-		return false;
-	}
-	*why = __atomic_load_n(&d->tok.disabled_why, __ATOMIC_RELAXED);
-	return true;
-}
-
-bool
-xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags)
-{
-	enum xcopy_fallback_reason why;
-
-	if (flags & (XCOPY_NO_OFFLOAD | XCOPY_USE_LID1)) {
-		return false;
-	}
-	if (flags & XCOPY_USE_TOKENS) {
-		return true;
-	}
-	/* automatic: tokens where both offer them and EXTENDED COPY is not offered (or off) */
-	return src->tok.offered && dst->tok.offered && !tok_off(src, &why) && !tok_off(dst, &why) &&
-	       (!src->tok.lid1 || !dst->tok.lid1 || __atomic_load_n(&src->disabled, __ATOMIC_ACQUIRE) ||
-		__atomic_load_n(&dst->disabled, __ATOMIC_ACQUIRE));
-}
-
 static void
 tok_stat(struct trun *r, uint64_t *field, bool failed)
 {
@@ -341,7 +309,7 @@ run_batch(struct trun *r)
 	uint32_t lid;
 	int rc;
 
-	if (tok_off(r->src, &why) || tok_off(r->dst, &why)) {
+	if (xch_tok_off(r->src, &why) || xch_tok_off(r->dst, &why)) {
 		return fall_back(r, 0, r->total, why);
 	}
 	if (!populate(r, token, &v)) {
@@ -427,50 +395,6 @@ run_batches(struct trun *r, size_t n)
 	return rc;
 }
 
-/* Nothing to try: every pair the other way, in one piece. */
-static int
-fall_back_all(struct trun *r, size_t n, enum xcopy_fallback_reason why)
-{
-	size_t i;
-	int rc;
-
-	for (i = 0; i < n; i++) {
-		if (r->pairs[i].nblocks == 0) {
-			continue;
-		}
-		if (r->flags & XCOPY_REQUIRE_OFFLOAD) {
-			return xch_required_errno(r->st, why);
-		}
-		rc = r->fb(r->fbarg, &r->pairs[i], 0, r->pairs[i].nblocks, why);
-		if (rc != 0) {
-			return rc;
-		}
-		xch_stats_fallback(r->st, why, r->pairs[i].nblocks * r->bs);
-	}
-	return 0;
-}
-
-/* Why no token may be tried between these handles (XCOPY_FB_NONE: none). */
-static enum xcopy_fallback_reason
-tok_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags)
-{
-	enum xcopy_fallback_reason why;
-
-	if (flags & XCOPY_NO_OFFLOAD) {
-		return XCOPY_FB_REQUESTED;
-	}
-	if (!src->tok.offered || !dst->tok.offered) {
-		return XCOPY_FB_NO_TOKENS;
-	}
-	if (tok_off(src, &why) || tok_off(dst, &why)) {
-		return why;
-	}
-	if (src->caps.block_size != dst->caps.block_size || src->caps.block_size == 0) {
-		return XCOPY_FB_BLOCK_SIZE;
-	}
-	return XCOPY_FB_NONE;
-}
-
 int
 xch_token_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst,
 		     const struct xch_pair *pairs, size_t n, unsigned flags,
@@ -502,13 +426,13 @@ xch_token_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst,
 	r->bs = src->caps.block_size;
 	rc = r->list == NULL || r->buf == NULL ? -ENOMEM : 0;
 	if (rc == 0) {
-		enum xcopy_fallback_reason why = tok_blocker(src, dst, flags);
+		enum xcopy_fallback_reason why = xch_tok_blocker(src, dst, flags);
 
 		if (why == XCOPY_FB_NONE) {
 			tok_limits(r);
 			rc = run_batches(r, n);
 		} else {
-			rc = fall_back_all(r, n, why);
+			rc = xch_fallback_all(pairs, n, r->bs, flags, st, fb, fbarg, why);
 		}
 	}
 	free(r->buf);

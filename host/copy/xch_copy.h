@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * host/copy/: runs of LU blocks copied between device handles: the planner
- * (plan.c), EXTENDED COPY LID1 (lid1_copy.c) and ROD tokens (token_copy.c)
- * with the sense decision (decide.c) and the commands in flight
- * (inflight.c), copies through device-mapper maps (dm_copy.c) and
+ * host/copy/: runs of LU blocks copied between device handles: the choice
+ * of method (method.c), the one entry and the map method (copy_pairs.c),
+ * the planner (plan.c), EXTENDED COPY LID1 (lid1_copy.c) and ROD tokens
+ * (token_copy.c) with the sense decision (decide.c) and the commands in
+ * flight (inflight.c), the host's fallback (rw_fallback.c) and
  * xcopy_dev_copy() (dev_copy.c). Host-internal (xch_ prefix, hidden by the
  * version script).
  */
@@ -105,15 +106,50 @@ typedef int (*xch_fallback_fn)(void *arg, const struct xch_pair *p, uint64_t ski
 			       uint64_t nblocks, enum xcopy_fallback_reason why);
 
 /*
- * The ROD token path (token_copy.c): the pairs through POPULATE TOKEN,
+ * The methods of a copy (method.c chooses one, in one place):
+ *   MAP     a mapped volume on a side: cut at its pieces (copy_pairs.c)
+ *   TOKENS  ROD tokens (token_copy.c)
+ *   LID1    EXTENDED COPY LID1 (lid1_copy.c)
+ *   HOST    nothing can be tried: every pair to the caller's fallback
+ * xch_copy_method: the method for these handles and flags, and for HOST
+ * the reason (*why, else XCOPY_FB_NONE).
+ */
+enum xch_method {
+	XCH_METHOD_HOST = 0,
+	XCH_METHOD_MAP,
+	XCH_METHOD_TOKENS,
+	XCH_METHOD_LID1,
+};
+enum xch_method xch_copy_method(const struct xcopy_dev *src, const struct xcopy_dev *dst,
+				unsigned flags, enum xcopy_fallback_reason *why);
+/*
+ * The host method (rw_fallback.c): every pair (bs-byte blocks) to fb with
+ * why, counted as fallback; with XCOPY_REQUIRE_OFFLOAD the error instead
+ * (any pair not empty).
+ */
+int xch_fallback_all(const struct xch_pair *pairs, size_t n, uint32_t bs, unsigned flags,
+		     struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg,
+		     enum xcopy_fallback_reason why);
+
+/*
+ * The ROD token method (token_copy.c): the pairs through POPULATE TOKEN,
  * RECEIVE ROD TOKEN INFORMATION and WRITE USING TOKEN (SBC-4 5.8, 5.55;
  * SPC-4 6.19.4), same contract as xch_copy_pairs. xch_use_tokens: whether
- * the call's flags and the handles choose this path.
+ * the call's flags and the handles ask for tokens; xch_tok_blocker: why no
+ * token may be tried between these handles (XCOPY_FB_NONE: none).
  */
 int xch_token_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst,
 			 const struct xch_pair *pairs, size_t n, unsigned flags,
 			 struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+/*
+ * The checks the choice rests on (method.c): whether tokens, or offload,
+ * were turned off on a handle (sticky, atomically read: *why the reason).
+ */
 bool xch_use_tokens(const struct xcopy_dev *src, const struct xcopy_dev *dst, unsigned flags);
+enum xcopy_fallback_reason xch_tok_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst,
+					   unsigned flags);
+bool xch_tok_off(const struct xcopy_dev *d, enum xcopy_fallback_reason *why);
+bool xch_dev_off(const struct xcopy_dev *d, enum xcopy_fallback_reason *why);
 /* A LIST IDENTIFIER for token commands: pid-based start, no reuse in-process. */
 uint32_t xch_lid4_next(void);
 /* Every XCOPY_* flag; the combinations xcopy_file_range() and xcopy_dev_copy() accept. */
@@ -123,12 +159,17 @@ uint32_t xch_lid4_next(void);
 int xch_flags_check(unsigned flags);
 
 /*
- * Offload pairs from src to dst (whole-LU LBAs), calling fb for every range
- * the copy manager did not do. With XCOPY_REQUIRE_OFFLOAD returns
- * -EOPNOTSUPP / -EXDEV instead of calling fb. 0 or -errno.
+ * Copy pairs from src to dst (whole-LU LBAs) by the method xch_copy_method
+ * chooses (copy_pairs.c), calling fb for every range the copy manager did not
+ * do. With XCOPY_REQUIRE_OFFLOAD returns -EOPNOTSUPP / -EXDEV instead of
+ * calling fb. 0 or -errno (-ERANGE: a pair leaves a handle's window).
+ * xch_lid1_copy_pairs: the LID1 method itself (lid1_copy.c).
  */
 int xch_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		   size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb, void *fbarg);
+int xch_lid1_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
+			size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
+			void *fbarg);
 /*
  * The host's READ/WRITE fallback of device copies (rw_fallback.c): pairs
  * addressed by LBA (p->src_lba), or with by_off by byte address in each
@@ -148,21 +189,15 @@ void xch_rw_fb_fini(struct xch_rw_fb *f);
 int xch_rw_fallback(void *arg, const struct xch_pair *p, uint64_t skip, uint64_t nblocks,
 		    enum xcopy_fallback_reason why);
 /*
- * xch_copy_pairs for pairs addressing mapped volumes (or one volume and a
- * plain handle): pairs cut at every piece boundary and sent to the devices
- * underneath, tables checked before and after (a change: every pair goes to
- * fb with XCOPY_FB_MAPPING_MOVED, what was offloaded uncounted).
+ * The map method (copy_pairs.c), for pairs addressing mapped volumes (or one
+ * volume and a plain handle): pairs cut at every piece boundary and sent to
+ * the devices underneath through xch_copy_pairs, tables checked before and
+ * after (a change: every pair goes to fb with XCOPY_FB_MAPPING_MOVED, what
+ * was offloaded uncounted).
  */
 int xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		      size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
 		      void *fbarg);
-/*
- * xcopy_dev_copy() where src or dst is a mapped volume: handle-relative
- * LBAs through xch_dm_copy_pairs, what is not offloaded read and written
- * here, the destination's page cache dropped.
- */
-int xch_dm_copy(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
-		uint64_t nblocks, unsigned flags, struct xcopy_stats *st);
 
 /* The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE. */
 enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
@@ -179,13 +214,10 @@ unsigned xch_inflight_cap(const struct xcopy_dev *d);
 /* LIST ID USAGE 10b ids distinct among outstanding commands (caller locks). */
 uint8_t xch_list_id_get(struct xcopy_dev *d);
 void xch_list_id_put(struct xcopy_dev *d, uint8_t id);
-/* fn(args[0]) here, fn(args[1..n-1]) in threads; joined. Returns threads run. */
-unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
 /*
- * Test seam, NULL in the library: called with +n before a pool's n workers
- * start and with -1 as each one returns (or is never started), so a fake
- * target can tell when every worker of a copy is waiting on it.
+ * fn(args[0]) here, fn(args[1..n-1]) in threads (n capped at
+ * XCH_INFLIGHT_MAX, at least 1); joined. Returns how many ran.
  */
-extern void (*xch_pool_watch)(int delta);
+unsigned xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
 
 #endif /* XCH_COPY_H */

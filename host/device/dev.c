@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Device handles: the command path (xch_dev_exec, data-in commands with
- * retries, VPD pages), READ/WRITE for the host's fallback, open and close.
- * Discovery itself is in discover.c.
+ * Device handles, whatever their kind: every kind-dependent step goes
+ * through the handle's kind table (xch_device.h: SCSI over a transport in
+ * scsi.c, multipath in mpath.c, device-mapper maps in dm.c, host-only nodes
+ * in devmap.c), so this file calls no other file of device/. Here: the
+ * command path (xch_dev_exec, data-in commands with retries, VPD pages),
+ * block reads and writes (READ/WRITE(16) for the kinds that take commands,
+ * pread/pwrite on the node for the others), the LU identity, the window
+ * check, close. Discovery is in discover.c, opening in devmap.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +19,7 @@
 
 #include "base/xch_base.h"
 #include "xch_device.h"
+#include "xos.h"
 
 enum {
 	DISC_TIMEOUT_S = 30,
@@ -32,10 +38,15 @@ xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st)
 	c->status = 0;
 	c->sense_len = 0;
 	c->resid = 0;
-	if (d->ops == NULL) {
-		return -ENODEV;
-	}
-	return d->ops->exec(d->tctx, c);
+	return d->kind->exec(d, c);
+}
+
+int
+xch_no_exec(struct xcopy_dev *d, struct xch_cmd *c)
+{
+	(void)d;
+	(void)c;
+	return -ENODEV;
 }
 
 static bool
@@ -122,66 +133,6 @@ xch_read_vpd(struct xcopy_dev *d, uint8_t page, uint8_t **out, size_t *got)
 	return rc;
 }
 
-int
-xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
-	       uint64_t part_start_512, uint64_t part_size_512, struct xcopy_dev **out)
-{
-	struct xcopy_dev *d;
-	int rc;
-
-	*out = NULL;
-	d = calloc(1, sizeof(*d));
-	if (d == NULL) {
-		ops->close(ctx);
-		return -ENOMEM;
-	}
-	d->ops = ops;
-	d->tctx = ctx;
-	d->cache_fd = -1;
-	d->host_fd = -1;
-	d->next_list_id = 1;
-	snprintf(d->name, sizeof(d->name), "%s", name);
-	rc = xch_discover(d);
-	if (rc != 0) {
-		XCH_DBG("%s: discovery failed (%d)", d->name, rc);
-		xcopy_dev_close(d);
-		return rc;
-	}
-	d->caps.part_blocks = d->caps.num_blocks;
-	if (part_size_512 != 0) {
-		struct xch_blk b = { .is_scsi = true, .is_partition = true,
-				     .start = part_start_512, .size = part_size_512 };
-		struct xch_window w;
-
-		/* the partition window must start and end on logical blocks, inside the LU */
-		if (part_size_512 > UINT64_MAX / 512 ||
-		    xch_blk_window(&b, d->caps.block_size, d->caps.num_blocks,
-				   part_size_512 * 512, &w) != 0) {
-			xcopy_dev_close(d);
-			return -EINVAL;
-		}
-		d->caps.part_start = w.start;
-		d->caps.part_blocks = w.blocks;
-	}
-	XCH_INFO("%s: %s %s bs=%u blocks=%llu 3PC=%d op_params=%d vpd8f=%d cscd=%u seg=%u "
-		 "list=%u seglen=%u offload=%d%s%s",
-		 d->name, d->caps.vendor, d->caps.product, d->caps.block_size,
-		 (unsigned long long)d->caps.num_blocks, d->caps.tpc, d->caps.has_op_params,
-		 d->caps.has_vpd_tpc, d->caps.max_cscd, d->caps.max_seg,
-		 d->caps.max_desc_list_len, d->caps.max_seg_len, d->caps.offload,
-		 d->disabled ? " reason=" : "",
-		 d->disabled ? xcopy_fallback_reason_name(d->disabled_why) : "");
-	if (d->tok.offered) {
-		XCH_INFO("%s: ROD tokens: ranges=%u max_blocks=%llu optimal_blocks=%llu "
-			 "inactivity=%us lid1=%d",
-			 d->name, d->tok.max_ranges, (unsigned long long)d->tok.max_token_blocks,
-			 (unsigned long long)d->tok.optimal_blocks, d->tok.default_inactivity_s,
-			 d->tok.lid1);
-	}
-	*out = d;
-	return 0;
-}
-
 static int
 rw_chunk_blocks(const struct xcopy_dev *d)
 {
@@ -193,9 +144,9 @@ rw_chunk_blocks(const struct xcopy_dev *d)
 	return n == 0 ? 1 : (int)n;
 }
 
-static int
-rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
-   struct xcopy_stats *st)
+int
+xch_cmd_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
+	   struct xcopy_stats *st)
 {
 	uint8_t cdb[XCM_CDB16_LEN];
 	uint32_t chunk = (uint32_t)rw_chunk_blocks(d);
@@ -203,13 +154,6 @@ rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
 	struct xch_cmd c;
 	int rc, tries = 0;
 
-	rc = xch_dev_range_check(d, lba, nblocks);
-	if (rc != 0) {
-		return rc;
-	}
-	if (d->host_only || d->dm != NULL) {
-		return xch_host_rw(d, write, lba, nblocks, buf);
-	}
 	while (done < nblocks) {
 		uint32_t n = nblocks - done < chunk ? nblocks - done : chunk;
 
@@ -245,62 +189,178 @@ rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
 }
 
 int
+xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
+	    struct xcopy_stats *st)
+{
+	size_t len = (size_t)nblocks * d->caps.block_size;
+	uint64_t off = lba * d->caps.block_size;
+
+	(void)st;
+	return write ? xos_pwrite_full(d->host_fd, buf, len, off)
+		     : xos_pread_full(d->host_fd, buf, len, off);
+}
+
+int
+xch_dev_range_check(const struct xcopy_dev *d, uint64_t lba, uint64_t n)
+{
+	const struct xcopy_caps *c = &d->caps;
+
+	/* subtraction form: no overflow */
+	if (lba < c->part_start || lba - c->part_start > c->part_blocks ||
+	    n > c->part_blocks - (lba - c->part_start)) {
+		XCH_ERR("%s: range %llu+%llu outside the device's blocks %llu+%llu: refused",
+			d->name, (unsigned long long)lba, (unsigned long long)n,
+			(unsigned long long)c->part_start, (unsigned long long)c->part_blocks);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+int
 xch_dev_read(struct xcopy_dev *d, uint64_t lba, uint32_t nblocks, void *buf,
 	     struct xcopy_stats *st)
 {
-	return rw(d, false, lba, nblocks, buf, st);
+	int rc = xch_dev_range_check(d, lba, nblocks);
+
+	return rc != 0 ? rc : d->kind->rw(d, false, lba, nblocks, buf, st);
 }
 
 int
 xch_dev_write(struct xcopy_dev *d, uint64_t lba, uint32_t nblocks, const void *buf,
 	      struct xcopy_stats *st)
 {
-	return rw(d, true, lba, nblocks, (void *)(uintptr_t)buf, st);
+	int rc = xch_dev_range_check(d, lba, nblocks);
+
+	return rc != 0 ? rc : d->kind->rw(d, true, lba, nblocks, (void *)(uintptr_t)buf, st);
 }
 
+/*
+ * Same LU: the kinds that take commands name their LU by its designator
+ * (VPD 83h), the others by their node; the two never match each other (a
+ * node key starts with a byte no designation descriptor starts with).
+ */
 bool
 xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b)
 {
+	uint8_t ka[XCH_LU_KEY_MAX], kb[XCH_LU_KEY_MAX];
+	size_t na, nb;
+
 	if (a == b) {
 		return true;
 	}
-	if (a->ops == NULL || b->ops == NULL) {
-		/* host-only and dm handles: the same node */
-		return a->rdev != 0 && a->rdev == b->rdev;
+	na = a->kind->lu_key(a, ka, sizeof(ka));
+	nb = b->kind->lu_key(b, kb, sizeof(kb));
+	return na != 0 && na == nb && memcmp(ka, kb, na) == 0;
+}
+
+size_t
+xch_key_desig(const struct xcopy_dev *d, uint8_t *out, size_t cap)
+{
+	size_t n = d->caps.desig_len <= cap ? d->caps.desig_len : 0;
+
+	memcpy(out, d->caps.desig, n);
+	return n;
+}
+
+size_t
+xch_key_node(const struct xcopy_dev *d, uint8_t *out, size_t cap)
+{
+	if (d->rdev == 0 || cap < 1 + sizeof(d->rdev)) {
+		return 0;
 	}
-	return a->caps.desig_len != 0 && a->caps.desig_len == b->caps.desig_len &&
-	       memcmp(a->caps.desig, b->caps.desig, a->caps.desig_len) == 0;
+	out[0] = 0xFF;  /* code set Fh (reserved): no designation descriptor starts so */
+	memcpy(out + 1, &d->rdev, sizeof(d->rdev));
+	return 1 + sizeof(d->rdev);
+}
+
+void
+xch_locate_self(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+		uint64_t *run)
+{
+	const struct xcopy_caps *c = &h->caps;
+
+	*dev = h;
+	*dev_lba = lba;
+	*run = lba >= c->part_start && lba - c->part_start <= c->part_blocks
+		       ? c->part_blocks - (lba - c->part_start)
+		       : 0;
+}
+
+void
+xch_dev_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+	       uint64_t *run)
+{
+	h->kind->locate(h, lba, dev, dev_lba, run);
+}
+
+bool
+xch_dev_offload(const struct xcopy_dev *d)
+{
+	return d->kind->offload(d);
+}
+
+bool
+xch_dev_tables_same(const struct xcopy_dev *d)
+{
+	return d->kind->tables_same(d);
+}
+
+bool
+xch_same_always(const struct xcopy_dev *d)
+{
+	(void)d;
+	return true;
 }
 
 int
-xcopy_dev_open(const char *path, struct xcopy_dev **out)
+xch_dev_written(struct xcopy_dev *d, uint64_t lba, uint64_t n)
 {
-	const struct xch_transport_ops *ops;
-	struct stat st;
-	void *ctx;
-	int rc;
+	return d->kind->written(d, lba, n);
+}
 
-	*out = NULL;
-	if (path == NULL) {
-		return -EINVAL;
+int
+xch_written_cache(struct xcopy_dev *d, uint64_t lba, uint64_t n)
+{
+	uint64_t bs = d->caps.block_size;
+
+	if (d->cache_fd >= 0) {
+		(void)posix_fadvise(d->cache_fd, (off_t)(lba * bs), (off_t)(n * bs),
+				    POSIX_FADV_DONTNEED);
 	}
-	if (strncmp(path, "iscsi://", 8) == 0) {
-		rc = xch_iscsi_open(path, &ops, &ctx);
-		if (rc != 0) {
-			return rc;
-		}
-		return xch_dev_attach(ops, ctx, path, 0, 0, out);
+	return 0;
+}
+
+int
+xch_written_node(struct xcopy_dev *d, uint64_t lba, uint64_t n)
+{
+	uint64_t bs = d->caps.block_size;
+	int rc = 0;
+
+	if (d->host_fd < 0) {
+		return 0;
 	}
-	if (stat(path, &st) != 0) {
-		return -errno;
+	if (fdatasync(d->host_fd) != 0) {
+		rc = -errno;
 	}
-	if (S_ISCHR(st.st_mode)) {
-		return xch_open_chardev(path, st.st_rdev, out);
+	(void)posix_fadvise(d->host_fd, (off_t)(lba * bs), (off_t)(n * bs), POSIX_FADV_DONTNEED);
+	return rc;
+}
+
+struct xcopy_dev *
+xch_dev_new(const struct xch_dev_kind *kind, void *kctx, const char *name)
+{
+	struct xcopy_dev *d = calloc(1, sizeof(*d));
+
+	if (d == NULL) {
+		return NULL;
 	}
-	if (S_ISBLK(st.st_mode)) {
-		return xch_open_blockdev(path, st.st_rdev, out);
-	}
-	return -ENODEV;
+	d->kind = kind;
+	d->kctx = kctx;
+	d->cache_fd = -1;
+	d->host_fd = -1;
+	d->next_list_id = 1;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	return d;
 }
 
 const struct xcopy_caps *
@@ -315,15 +375,12 @@ xcopy_dev_close(struct xcopy_dev *dev)
 	if (dev == NULL) {
 		return;
 	}
-	if (dev->ops != NULL && dev->ops->close != NULL) {
-		dev->ops->close(dev->tctx);
-	}
+	dev->kind->close(dev);
 	if (dev->cache_fd >= 0) {
 		close(dev->cache_fd);
 	}
 	if (dev->host_fd >= 0) {
 		close(dev->host_fd);
 	}
-	xch_dm_free(dev);
 	free(dev);
 }

@@ -14,9 +14,11 @@
  * under it (dm.c, mpath.c); commands then go to those devices, never through
  * the volume's node (XCOPY_DM=off turns this off). Any
  * other block device (other dm targets, md, loop, nbd, zram...) opens as a
- * host-only handle: copies from or to it are done with pread/pwrite on the
- * node itself and EXTENDED COPY is never sent. Every range any caller sends
- * is checked against the handle's window here (xch_dev_range_check).
+ * host-only handle (the host kind, below): copies from or to it are done
+ * with pread/pwrite on the node itself and EXTENDED COPY is never sent.
+ * Every range any caller sends is checked against the handle's window
+ * (xch_dev_range_check, dev.c). xcopy_dev_open() is here: the top of
+ * device/, the one file that knows every kind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,61 +39,6 @@ enum {
 	SECTOR = 512,
 	HOST_BLOCK = 512,       /* host-only handles count in 512-byte blocks */
 };
-
-int
-xch_blk_window(const struct xch_blk *b, uint32_t block_size, uint64_t lu_blocks,
-	       uint64_t dev_bytes, struct xch_window *out)
-{
-	uint64_t start_b, size_b;
-
-	memset(out, 0, sizeof(*out));
-	if (!b->is_scsi || b->is_dm || block_size == 0) {
-		return -ENOTBLK;
-	}
-	if (b->size > UINT64_MAX / SECTOR || b->start > UINT64_MAX / SECTOR) {
-		return -ERANGE;
-	}
-	size_b = b->size * SECTOR;
-	start_b = b->start * SECTOR;
-	if (dev_bytes != size_b) {
-		return -ERANGE;
-	}
-	if (!b->is_partition) {
-		/* the whole disk: sysfs, the node and READ CAPACITY must agree */
-		if (lu_blocks > UINT64_MAX / block_size || lu_blocks * block_size != size_b) {
-			return -ERANGE;
-		}
-		out->start = 0;
-		out->blocks = lu_blocks;
-		return 0;
-	}
-	if (start_b % block_size != 0 || size_b % block_size != 0) {
-		return -EINVAL;
-	}
-	out->start = start_b / block_size;
-	out->blocks = size_b / block_size;
-	if (out->start > lu_blocks || out->blocks > lu_blocks - out->start) {
-		memset(out, 0, sizeof(*out));
-		return -ERANGE;
-	}
-	return 0;
-}
-
-int
-xch_dev_range_check(const struct xcopy_dev *d, uint64_t lba, uint64_t n)
-{
-	const struct xcopy_caps *c = &d->caps;
-
-	/* subtraction form: no overflow */
-	if (lba < c->part_start || lba - c->part_start > c->part_blocks ||
-	    n > c->part_blocks - (lba - c->part_start)) {
-		XCH_ERR("%s: range %llu+%llu outside the device's blocks %llu+%llu: refused",
-			d->name, (unsigned long long)lba, (unsigned long long)n,
-			(unsigned long long)c->part_start, (unsigned long long)c->part_blocks);
-		return -ERANGE;
-	}
-	return 0;
-}
 
 static int
 node_size(const char *path, int *fdp, uint64_t *bytes, uint32_t *lbs)
@@ -115,6 +62,34 @@ node_size(const char *path, int *fdp, uint64_t *bytes, uint32_t *lbs)
 	return 0;
 }
 
+static bool
+host_false(const struct xcopy_dev *d)
+{
+	(void)d;
+	return false;
+}
+
+static void
+host_close(struct xcopy_dev *d)
+{
+	(void)d;
+}
+
+/* The host kind: a node the host reads and writes (host_fd), nothing else. */
+static const struct xch_dev_kind g_host_kind = {
+	.name = "host",
+	.reach = XCH_REACH_HOST,
+	.exec = xch_no_exec,
+	.rw = xch_host_rw,
+	.concurrent = host_false,
+	.offload = host_false,
+	.tables_same = xch_same_always,
+	.locate = xch_locate_self,
+	.written = xch_written_node,
+	.lu_key = xch_key_node,
+	.close = host_close,
+};
+
 /* A handle on a block node with no transport: sizes from the node itself. */
 static int
 open_host_only(const char *path, dev_t rdev, struct xcopy_dev **out)
@@ -128,19 +103,15 @@ open_host_only(const char *path, dev_t rdev, struct xcopy_dev **out)
 	if (rc != 0) {
 		return rc;
 	}
-	d = calloc(1, sizeof(*d));
+	d = xch_dev_new(&g_host_kind, NULL, path);
 	if (d == NULL) {
 		close(fd);
 		return -ENOMEM;
 	}
-	d->cache_fd = -1;
 	d->host_fd = fd;
-	d->host_only = true;
 	d->disabled = true;
 	d->disabled_why = XCOPY_FB_NOT_SCSI;
-	d->next_list_id = 1;
 	d->rdev = rdev;
-	snprintf(d->name, sizeof(d->name), "%s", path);
 	d->caps.block_size = lbs;
 	d->caps.num_blocks = bytes / lbs;
 	d->caps.part_start = 0;
@@ -158,9 +129,35 @@ dm_mapping_enabled(void)
 	return v == NULL || strcmp(v, "off") != 0;
 }
 
-/* A device-mapper volume: mapped onto the devices under it, or host-only. */
+/* Open the block device MAJ:MIN under a volume by its kernel name (/dev/NAME, checked). */
 static int
-open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct xcopy_dev **out)
+open_under(void *arg, unsigned major, unsigned minor, int depth, struct xcopy_dev **out)
+{
+	struct xch_blk blk;
+	struct stat st;
+	char path[96];
+	int rc;
+
+	(void)arg;
+	rc = xch_sysfs_resolve("/sys", major, minor, &blk);
+	if (rc != 0) {
+		return rc;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", blk.name);
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode) || major(st.st_rdev) != major ||
+	    minor(st.st_rdev) != minor) {
+		return -ENODEV;
+	}
+	return xch_open_blockdev_depth(path, st.st_rdev, depth, out);
+}
+
+/*
+ * A device-mapper volume: mapped onto the devices under it, or host-only
+ * (*mapped false) when it cannot be.
+ */
+static int
+open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct xcopy_dev **out,
+	bool *mapped)
 {
 	char why[160] = "";
 	int rc;
@@ -176,7 +173,7 @@ open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct
 		}
 		return 0;
 	}
-	rc = xch_dm_attach(*out, major(rdev), minor(rdev), depth, why, sizeof(why));
+	rc = xch_dm_attach(*out, major(rdev), minor(rdev), depth, open_under, why, sizeof(why));
 	if (rc == -ENOMEM) {
 		xcopy_dev_close(*out);
 		*out = NULL;
@@ -189,8 +186,8 @@ open_dm(const char *path, dev_t rdev, const struct xch_blk *b, int depth, struct
 		return 0;
 	}
 	/* commands go to the devices underneath, never through this node */
-	(*out)->host_only = false;
-	(*out)->caps.offload = xch_dm_offload(*out);
+	*mapped = true;
+	(*out)->caps.offload = xch_dev_offload(*out);
 	XCH_INFO("%s (%s): device-mapper volume over %zu piece(s)%s", path, b->name,
 		 xch_dm_pieces(*out), (*out)->caps.offload ? "" : ", not every LU offloads");
 	return 0;
@@ -238,7 +235,9 @@ xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_de
 		return rc;
 	}
 	if (blk.is_dm) {
-		return open_dm(path, rdev, &blk, depth, out);
+		bool mapped = false;
+
+		return open_dm(path, rdev, &blk, depth, out, &mapped);
 	}
 	if (!blk.is_scsi) {
 		rc = open_host_only(path, rdev, out);
@@ -301,11 +300,55 @@ xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out)
 }
 
 int
-xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf)
+xch_open_volume(const char *path, dev_t rdev, struct xcopy_dev **out)
 {
-	size_t len = (size_t)nblocks * d->caps.block_size;
-	uint64_t off = lba * d->caps.block_size;
+	struct xch_blk blk;
+	bool mapped = false;
+	int rc;
 
-	return write ? xos_pwrite_full(d->host_fd, buf, len, off)
-		     : xos_pread_full(d->host_fd, buf, len, off);
+	*out = NULL;
+	rc = xch_sysfs_resolve("/sys", major(rdev), minor(rdev), &blk);
+	if (rc == 0 && !blk.is_dm) {
+		rc = -ENODEV;
+	}
+	if (rc == 0) {
+		rc = open_dm(path, rdev, &blk, 0, out, &mapped);
+	}
+	if (rc == 0 && !mapped) {
+		xcopy_dev_close(*out);
+		*out = NULL;
+		rc = -ENODEV;
+	}
+	return rc;
+}
+
+int
+xcopy_dev_open(const char *path, struct xcopy_dev **out)
+{
+	const struct xch_transport_ops *ops;
+	struct stat st;
+	void *ctx;
+	int rc;
+
+	*out = NULL;
+	if (path == NULL) {
+		return -EINVAL;
+	}
+	if (strncmp(path, "iscsi://", 8) == 0) {
+		rc = xch_iscsi_open(path, &ops, &ctx);
+		if (rc != 0) {
+			return rc;
+		}
+		return xch_dev_attach(ops, ctx, path, 0, 0, out);
+	}
+	if (stat(path, &st) != 0) {
+		return -errno;
+	}
+	if (S_ISCHR(st.st_mode)) {
+		return xch_open_chardev(path, st.st_rdev, out);
+	}
+	if (S_ISBLK(st.st_mode)) {
+		return xch_open_blockdev(path, st.st_rdev, out);
+	}
+	return -ENODEV;
 }

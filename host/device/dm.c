@@ -7,11 +7,15 @@
  * are SCSI disks, partitions of them, or such volumes again (resolved
  * recursively). A copy is cut at every piece (and stripe chunk) boundary of
  * both sides and each run is copied between the devices underneath, where
- * EXTENDED COPY can be sent (dm_copy.c). Anything else (snapshot, thin,
+ * EXTENDED COPY can be sent (copy/copy_pairs.c). Anything else (snapshot, thin,
  * crypt, raid, cache, zero, error...; a suspended volume; a table that
  * changed) is refused with the reason and the volume opens host-only. The
  * table is read through libdevmapper (DM_DEVICE_TABLE) when the volume is
- * opened and compared again before and after every copy.
+ * opened and compared again before and after every copy. A mapped volume's
+ * handle is of the dm kind (below): no command goes through its node, its
+ * blocks are located on the handles underneath, the host reads and writes
+ * the node itself. The devices underneath are opened by the caller's
+ * opener (devmap.c, or the unit tests' fakes).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -178,21 +182,22 @@ xch_dm_map_is_multipath(const struct xch_dm_map *m)
 size_t
 xch_dm_pieces(const struct xcopy_dev *d)
 {
-	return d->dm != NULL ? d->dm->n : 0;
+	const struct xch_dm_map *m = d->kctx;
+
+	return m->n;
 }
 
-bool
-xch_dm_offload(const struct xcopy_dev *d)
+/* Every device under the volume offloads. */
+static bool
+dm_offload(const struct xcopy_dev *d)
 {
+	const struct xch_dm_map *m = d->kctx;
 	size_t i;
 	uint32_t k;
 
-	if (d->dm == NULL) {
-		return d->caps.offload && !d->host_only;
-	}
-	for (i = 0; i < d->dm->n; i++) {
-		for (k = 0; k < d->dm->p[i].nleg; k++) {
-			if (!xch_dm_offload(d->dm->p[i].leg[k].dev)) {
+	for (i = 0; i < m->n; i++) {
+		for (k = 0; k < m->p[i].nleg; k++) {
+			if (!xch_dev_offload(m->p[i].leg[k].dev)) {
 				return false;
 			}
 		}
@@ -200,33 +205,11 @@ xch_dm_offload(const struct xcopy_dev *d)
 	return true;
 }
 
-void
-xch_dm_free(struct xcopy_dev *d)
+static void
+dm_close(struct xcopy_dev *d)
 {
-	xch_dm_map_free(d->dm);
-	d->dm = NULL;
-}
-
-/* Open the block device MAJ:MIN by its kernel name (/dev/NAME, checked). */
-static int
-open_under(void *arg, unsigned major, unsigned minor, int depth, struct xcopy_dev **out)
-{
-	struct xch_blk blk;
-	struct stat st;
-	char path[96];
-	int rc;
-
-	(void)arg;
-	rc = xch_sysfs_resolve("/sys", major, minor, &blk);
-	if (rc != 0) {
-		return rc;
-	}
-	snprintf(path, sizeof(path), "/dev/%s", blk.name);
-	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode) || major(st.st_rdev) != major ||
-	    minor(st.st_rdev) != minor) {
-		return -ENODEV;
-	}
-	return xch_open_blockdev_depth(path, st.st_rdev, depth, out);
+	xch_dm_map_free(d->kctx);
+	d->kctx = NULL;
 }
 
 struct builder {
@@ -261,7 +244,7 @@ open_leg(struct builder *b, const struct xch_dm_leg_spec *s, uint64_t blocks, st
 			 s->major, s->minor, l->dev->caps.block_size, b->bs);
 		return -EINVAL;
 	}
-	if (l->dev->host_only) {
+	if (l->dev->kind->reach == XCH_REACH_HOST) {
 		snprintf(b->why, b->whylen, "device %u:%u under it is neither a SCSI disk, a "
 			 "partition of one nor a mapped volume", s->major, s->minor);
 		return -ENOTSUP;
@@ -290,8 +273,8 @@ open_paths(struct builder *b, const struct xch_dm_target *t, uint64_t blocks,
 		struct xcopy_dev *d = NULL;
 
 		rc = b->open(b->arg, t->leg[k].major, t->leg[k].minor, b->depth + 1, &d);
-		if (rc != 0 || d->dm != NULL || d->host_only || d->ops == NULL ||
-		    d->caps.part_start != 0 || d->caps.part_blocks != d->caps.num_blocks) {
+		if (rc != 0 || d->kind->reach != XCH_REACH_CMDS || d->caps.part_start != 0 ||
+		    d->caps.part_blocks != d->caps.num_blocks) {
 			XCH_WARN("multipath path %u:%u: not usable as a whole SCSI disk (%s): skipped",
 				 t->leg[k].major, t->leg[k].minor, rc != 0 ? strerror(-rc) : "kind");
 			xcopy_dev_close(d);
@@ -453,8 +436,8 @@ xch_dm_map_build(const char *table, uint32_t bs, uint64_t vol_blocks, int depth,
 }
 
 int
-xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, char *why,
-	      size_t whylen)
+xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth,
+	      xch_dm_open_fn open, char *why, size_t whylen)
 {
 	struct xch_dm_map *m = NULL;
 	char *table = NULL;
@@ -467,15 +450,15 @@ xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, ch
 							     : "its table cannot be read");
 		return rc == -EIO ? -ENOTSUP : rc;
 	}
-	rc = xch_dm_map_build(table, d->caps.block_size, d->caps.num_blocks, depth, open_under,
-			      NULL, &m, why, whylen);
+	rc = xch_dm_map_build(table, d->caps.block_size, d->caps.num_blocks, depth, open, NULL, &m,
+			      why, whylen);
 	free(table);
 	if (rc != 0) {
 		return rc;
 	}
 	m->major = major;
 	m->minor = minor;
-	d->dm = m;
+	xch_dm_use_map(d, m);
 	return 0;
 }
 
@@ -494,22 +477,21 @@ table_same(const struct xch_dm_map *m)
 	return same;
 }
 
-bool
-xch_dm_tables_same(const struct xcopy_dev *h)
+/* The tables of h and of every volume under it are still the ones read at open. */
+static bool
+dm_tables_same(const struct xcopy_dev *h)
 {
+	const struct xch_dm_map *m = h->kctx;
 	size_t i;
 	uint32_t k;
 
-	if (h->dm == NULL) {
-		return true;
-	}
 	/* a multipath table changes with its paths; the LU behind it does not */
-	if (!h->dm->multipath && !table_same(h->dm)) {
+	if (!m->multipath && !table_same(m)) {
 		return false;
 	}
-	for (i = 0; i < h->dm->n; i++) {
-		for (k = 0; k < h->dm->p[i].nleg; k++) {
-			if (!xch_dm_tables_same(h->dm->p[i].leg[k].dev)) {
+	for (i = 0; i < m->n; i++) {
+		for (k = 0; k < m->p[i].nleg; k++) {
+			if (!xch_dev_tables_same(m->p[i].leg[k].dev)) {
 				return false;
 			}
 		}
@@ -534,38 +516,57 @@ find_piece(const struct xch_dm_map *m, uint64_t lba)
 	return &m->p[lo];
 }
 
-void
-xch_dm_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
-	      uint64_t *run)
+/*
+ * Where block lba of the volume lies: on the device of its piece (and
+ * stripe), located again there (a volume under a volume), cut where the
+ * piece or chunk ends.
+ */
+static void
+dm_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+	  uint64_t *run)
 {
-	uint64_t limit = UINT64_MAX;
+	const struct xch_dm_piece *p = find_piece(h->kctx, lba);
+	uint64_t o = lba - p->start, left = p->blocks - o;
+	const struct xch_dm_leg *l = &p->leg[0];
 
-	while (h->dm != NULL) {
-		const struct xch_dm_piece *p = find_piece(h->dm, lba);
-		uint64_t o = lba - p->start, left = p->blocks - o;
-		const struct xch_dm_leg *l = &p->leg[0];
+	if (p->chunk != 0) {
+		/* dm-striped: chunk c of the piece is chunk c / n of leg c % n */
+		uint64_t c = o / p->chunk, in = o % p->chunk;
 
-		if (p->chunk != 0) {
-			/* dm-striped: chunk c of the piece is chunk c / n of leg c % n */
-			uint64_t c = o / p->chunk, in = o % p->chunk;
-
-			l = &p->leg[c % p->nleg];
-			o = (c / p->nleg) * p->chunk + in;
-			left = p->chunk - in;
-		}
-		limit = left < limit ? left : limit;
-		h = l->dev;
-		/* a leg's lba is relative to its device's window */
-		lba = h->caps.part_start + l->lba + o;
+		l = &p->leg[c % p->nleg];
+		o = (c / p->nleg) * p->chunk + in;
+		left = p->chunk - in;
 	}
-	*dev = h;
-	*dev_lba = lba;
-	if (lba >= h->caps.part_start && lba - h->caps.part_start <= h->caps.part_blocks) {
-		uint64_t left = h->caps.part_blocks - (lba - h->caps.part_start);
+	/* a leg's lba is relative to its device's window */
+	xch_dev_locate(l->dev, l->dev->caps.part_start + l->lba + o, dev, dev_lba, run);
+	*run = left < *run ? left : *run;
+}
 
-		limit = left < limit ? left : limit;
-	} else {
-		limit = 0;
-	}
-	*run = limit;
+static bool
+dm_concurrent(const struct xcopy_dev *d)
+{
+	(void)d;
+	return false;
+}
+
+static const struct xch_dev_kind g_dm_kind = {
+	.name = "dm",
+	.reach = XCH_REACH_MAP,
+	.exec = xch_no_exec,
+	.rw = xch_host_rw,
+	.concurrent = dm_concurrent,
+	.offload = dm_offload,
+	.tables_same = dm_tables_same,
+	.locate = dm_locate,
+	.written = xch_written_node,
+	.lu_key = xch_key_node,
+	.close = dm_close,
+};
+
+void
+xch_dm_use_map(struct xcopy_dev *d, struct xch_dm_map *m)
+{
+	d->kind->close(d);
+	d->kind = &g_dm_kind;
+	d->kctx = m;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * dm-multipath: one LU reached through several paths (the whole-disk SCSI
- * devices a "multipath" table lists). The handle is a transport of its own:
- * each command goes to the current path; when it fails on the path rather
+ * devices a "multipath" table lists): a handle kind of its own (the
+ * multipath kind, xch_device.h): each command goes to the current path; when it fails on the path rather
  * than on the LU (no SCSI status came back: a host or transport error, a
  * timeout, a device that is gone or offline; or LOGICAL UNIT NOT SUPPORTED,
  * SPC-4 table 49, ASC 25h: the LU is no longer exported on that path), the
@@ -41,7 +41,7 @@ struct mp_ctx {
 	struct mp_path p[XCH_DM_MAX_LEGS];
 };
 
-static const struct xch_transport_ops g_mp_ops;
+static const struct xch_dev_kind g_mp_kind;
 
 /* Did the command fail on the path (1) or get the LU's answer (0)? */
 static bool
@@ -75,7 +75,7 @@ static bool
 try_path(struct mp_ctx *m, size_t i, bool check, struct xch_cmd *c, int *rc)
 {
 	struct mp_path *p = &m->p[i];
-	bool serial = !p->dev->ops->concurrent, failed;
+	bool serial = !p->dev->kind->concurrent(p->dev), failed;
 
 	if (check && !same_identity(m, p)) {
 		XCH_WARN("multipath: path %s no longer carries the LU's designator: not used",
@@ -86,7 +86,7 @@ try_path(struct mp_ctx *m, size_t i, bool check, struct xch_cmd *c, int *rc)
 	if (serial) {
 		pthread_mutex_lock(&m->serial);
 	}
-	*rc = p->dev->ops->exec(p->dev->tctx, c);
+	*rc = p->dev->kind->exec(p->dev, c);
 	if (serial) {
 		pthread_mutex_unlock(&m->serial);
 	}
@@ -103,9 +103,9 @@ try_path(struct mp_ctx *m, size_t i, bool check, struct xch_cmd *c, int *rc)
 }
 
 static int
-mp_exec(void *vctx, struct xch_cmd *c)
+mp_exec(struct xcopy_dev *d, struct xch_cmd *c)
 {
-	struct mp_ctx *m = vctx;
+	struct mp_ctx *m = d->kctx;
 	int rc = -ENOTCONN;
 	size_t tried, i, cur;
 	bool live;
@@ -136,9 +136,9 @@ mp_exec(void *vctx, struct xch_cmd *c)
 }
 
 static void
-mp_close(void *vctx)
+mp_close(struct xcopy_dev *d)
 {
-	struct mp_ctx *m = vctx;
+	struct mp_ctx *m = d->kctx;
 	size_t i;
 
 	if (m == NULL) {
@@ -152,11 +152,32 @@ mp_close(void *vctx)
 	free(m);
 }
 
-static const struct xch_transport_ops g_mp_ops = {
+/* State under a lock; paths that take one command at a time are serialised. */
+static bool
+mp_concurrent(const struct xcopy_dev *d)
+{
+	(void)d;
+	return true;
+}
+
+static bool
+mp_offload(const struct xcopy_dev *d)
+{
+	return d->caps.offload;
+}
+
+static const struct xch_dev_kind g_mp_kind = {
 	.name = "multipath",
+	.reach = XCH_REACH_CMDS,
 	.exec = mp_exec,
+	.rw = xch_cmd_rw,
+	.concurrent = mp_concurrent,
+	.offload = mp_offload,
+	.tables_same = xch_same_always,
+	.locate = xch_locate_self,
+	.written = xch_written_cache,
+	.lu_key = xch_key_desig,
 	.close = mp_close,
-	.concurrent = true,    /* state under a lock; paths that are not, serialised */
 };
 
 /* Every path: the same designator, block size and capacity as the first. */
@@ -217,7 +238,7 @@ xch_mpath_attach(struct xcopy_dev **paths, size_t n, const char *name, struct xc
 		m->p[i].dev = paths[i];
 	}
 	/* discovery again, through the multipath transport: what copies will see */
-	rc = xch_dev_attach(&g_mp_ops, m, name, 0, 0, out);
+	rc = xch_dev_attach_kind(&g_mp_kind, NULL, m, name, 0, 0, out);
 	if (rc != 0) {
 		snprintf(why, whylen, "discovery through the paths failed (%s)", strerror(-rc));
 		return rc;
@@ -239,10 +260,10 @@ xch_mpath_live_paths(const struct xcopy_dev *d)
 	const struct mp_ctx *m;
 	size_t i, k = 0;
 
-	if (d == NULL || d->ops != &g_mp_ops) {
-		return 0;
+	if (d == NULL || d->kind != &g_mp_kind) {
+		return 0;    /* not a multipath handle */
 	}
-	m = d->tctx;
+	m = d->kctx;
 	for (i = 0; i < m->n; i++) {
 		k += m->p[i].failed ? 0 : 1;
 	}

@@ -19,6 +19,10 @@
 
 #include "xch_device.h"
 
+enum {
+	BLK_SECTOR = 512,
+};
+
 static int
 read_line(const char *dir, const char *name, char *buf, size_t cap)
 {
@@ -163,4 +167,44 @@ xch_sysfs_char_is_scsi(const char *sysroot, unsigned major, unsigned minor)
 	}
 	/* /dev/sgN and /dev/bsg/H:C:T:L: a class device whose parent is a scsi_device */
 	return exists(dir, "device/scsi_device") ? 1 : 0;
+}
+
+/* The window of LU blocks a node addresses (xch_device.h). */
+int
+xch_blk_window(const struct xch_blk *b, uint32_t block_size, uint64_t lu_blocks,
+	       uint64_t dev_bytes, struct xch_window *out)
+{
+	uint64_t start_b, size_b;
+
+	memset(out, 0, sizeof(*out));
+	if (!b->is_scsi || b->is_dm || block_size == 0) {
+		return -ENOTBLK;
+	}
+	if (b->size > UINT64_MAX / BLK_SECTOR || b->start > UINT64_MAX / BLK_SECTOR) {
+		return -ERANGE;
+	}
+	size_b = b->size * BLK_SECTOR;
+	start_b = b->start * BLK_SECTOR;
+	if (dev_bytes != size_b) {
+		return -ERANGE;
+	}
+	if (!b->is_partition) {
+		/* the whole disk: sysfs, the node and READ CAPACITY must agree */
+		if (lu_blocks > UINT64_MAX / block_size || lu_blocks * block_size != size_b) {
+			return -ERANGE;
+		}
+		out->start = 0;
+		out->blocks = lu_blocks;
+		return 0;
+	}
+	if (start_b % block_size != 0 || size_b % block_size != 0) {
+		return -EINVAL;
+	}
+	out->start = start_b / block_size;
+	out->blocks = size_b / block_size;
+	if (out->start > lu_blocks || out->blocks > lu_blocks - out->start) {
+		memset(out, 0, sizeof(*out));
+		return -ERANGE;
+	}
+	return 0;
 }

@@ -22,9 +22,12 @@
 /* Device handle                                                              */
 /* ------------------------------------------------------------------------ */
 
+struct xch_dev_kind;
+
 struct xcopy_dev {
-	const struct xch_transport_ops *ops;
-	void *tctx;
+	const struct xch_dev_kind *kind;       /* what the handle is (below): every kind's step */
+	void *kctx;                            /* the kind's own: transport context, paths, map */
+	const struct xch_transport_ops *ops;   /* SCSI kind: its transport (else NULL) */
 	struct xcopy_caps caps;
 	char name[64];
 	bool disabled;                         /* sticky: offload never again */
@@ -35,10 +38,8 @@ struct xcopy_dev {
 	uint32_t max_id_copies;                /* MAXIMUM IDENTIFIED CONCURRENT COPIES (0: ditto) */
 	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
 	unsigned cache_refs;                   /* file_dev.c: holders, under its lock */
-	bool host_only;                        /* no transport: pread/pwrite on host_fd */
-	int host_fd;                           /* the node itself (host-only), or -1 */
+	int host_fd;                           /* the node itself, or -1 */
 	dev_t rdev;                            /* the node opened (0: URL or test) */
-	struct xch_dm_map *dm;                 /* device-mapper volume: its pieces */
 	struct xch_tok_caps {                  /* ROD tokens (VPD 0x8F, SPC-4 7.8.17.x) */
 		bool offered;                  /* 0000h limits + PT/WUT and RRTI listed */
 		bool lid1;                     /* 0001h lists EXTENDED COPY (LID1) */
@@ -52,6 +53,78 @@ struct xcopy_dev {
 };
 
 /*
+ * Handle kinds: one table each, so that no code asks what a handle is. A
+ * kind says how a copy reaches its blocks (reach: the one fact the choice
+ * of copy method reads, copy/method.c) and does every step that differs:
+ *   scsi       an LU through a transport (scsi.c)
+ *   multipath  an LU through several transports, one at a time (mpath.c)
+ *   dm         a device-mapper volume mapped onto handles underneath (dm.c)
+ *   host       a node the host reads and writes, nothing else (devmap.c)
+ */
+enum xch_reach {
+	XCH_REACH_CMDS = 0,     /* SCSI commands to the LU: EXTENDED COPY, tokens */
+	XCH_REACH_MAP,          /* through the handles a map puts under it */
+	XCH_REACH_HOST,         /* the host's pread/pwrite of the node only */
+};
+
+/* Longest key xch_same_lu compares (a designation descriptor, or a node). */
+#define XCH_LU_KEY_MAX 24
+
+struct xch_dev_kind {
+	const char *name;
+	enum xch_reach reach;
+	/* One command (xch_dev_exec): 0 with a SCSI status, -errno; -ENODEV: none taken. */
+	int (*exec)(struct xcopy_dev *d, struct xch_cmd *c);
+	/* Whole blocks at whole-LU lba (window checked by the caller). 0 or -errno. */
+	int (*rw)(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
+		  struct xcopy_stats *st);
+	/* exec may run in several threads at once. */
+	bool (*concurrent)(const struct xcopy_dev *d);
+	/* Every LU under the handle offloads (the handle's caps.offload). */
+	bool (*offload)(const struct xcopy_dev *d);
+	/* The tables the handle was mapped with are still the live ones. */
+	bool (*tables_same)(const struct xcopy_dev *d);
+	/* Where block lba lies: the handle taking commands, its lba, blocks left there. */
+	void (*locate)(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev,
+		       uint64_t *dev_lba, uint64_t *run);
+	/* After a copy wrote [lba, lba + n): durable through the node, page cache dropped. */
+	int (*written)(struct xcopy_dev *d, uint64_t lba, uint64_t n);
+	/* The LU's identity for xch_same_lu: bytes written to out (0: none). */
+	size_t (*lu_key)(const struct xcopy_dev *d, uint8_t *out, size_t cap);
+	/* The kind's own state let go (the fds are closed by xcopy_dev_close). */
+	void (*close)(struct xcopy_dev *d);
+};
+
+extern const struct xch_dev_kind xch_kind_scsi;
+
+/* A handle of a kind, nothing discovered (fds -1). NULL when out of memory. */
+struct xcopy_dev *xch_dev_new(const struct xch_dev_kind *kind, void *kctx, const char *name);
+/*
+ * The kind-dependent steps for any handle (dev.c), and the steps kinds
+ * share: no command (-ENODEV); READ/WRITE(16) through exec; pread/pwrite
+ * of host_fd; the handle itself holds its blocks; the live table is always
+ * the one; the page cache of cache_fd dropped; host_fd synced and its page
+ * cache dropped; the designator or the node as the LU's identity.
+ */
+void xch_dev_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
+		    uint64_t *run);
+bool xch_dev_offload(const struct xcopy_dev *d);
+bool xch_dev_tables_same(const struct xcopy_dev *d);
+int xch_dev_written(struct xcopy_dev *d, uint64_t lba, uint64_t n);
+int xch_no_exec(struct xcopy_dev *d, struct xch_cmd *c);
+int xch_cmd_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
+	       struct xcopy_stats *st);
+int xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf,
+		struct xcopy_stats *st);
+void xch_locate_self(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev,
+		     uint64_t *dev_lba, uint64_t *run);
+bool xch_same_always(const struct xcopy_dev *d);
+int xch_written_cache(struct xcopy_dev *d, uint64_t lba, uint64_t n);
+int xch_written_node(struct xcopy_dev *d, uint64_t lba, uint64_t n);
+size_t xch_key_desig(const struct xcopy_dev *d, uint8_t *out, size_t cap);
+size_t xch_key_node(const struct xcopy_dev *d, uint8_t *out, size_t cap);
+
+/*
  * Discovery (discover.c) and its commands (dev.c): one data-in command with
  * retries of transient conditions (*got = bytes received), a VPD page read
  * whole (up to 4096 bytes; *out freed by the caller), the whole discovery.
@@ -62,12 +135,17 @@ int xch_read_vpd(struct xcopy_dev *d, uint8_t page, uint8_t **out, size_t *got);
 int xch_discover(struct xcopy_dev *d);
 
 /*
- * Wrap an open transport into a handle and run discovery. Takes ownership of
- * ctx (closed through ops->close on failure too). part_start / part_blocks:
- * the window this handle addresses (0/0: the whole LU).
+ * Wrap an open transport into a SCSI handle and run discovery (scsi.c).
+ * Takes ownership of ctx (closed through ops->close on failure too).
+ * part_start / part_blocks: the window this handle addresses (0/0: the
+ * whole LU). xch_dev_attach_kind: the same for another kind that takes
+ * commands (ctx its kctx, closed by kind->close on failure).
  */
 int xch_dev_attach(const struct xch_transport_ops *ops, void *ctx, const char *name,
 		   uint64_t part_start_512, uint64_t part_size_512, struct xcopy_dev **out);
+int xch_dev_attach_kind(const struct xch_dev_kind *kind, const struct xch_transport_ops *ops,
+			void *ctx, const char *name, uint64_t part_start_512,
+			uint64_t part_size_512, struct xcopy_dev **out);
 
 /*
  * Open a block device node (see devmap.c for which nodes may carry
@@ -77,18 +155,27 @@ int xch_open_blockdev(const char *path, dev_t rdev, struct xcopy_dev **out);
 int xch_open_blockdev_depth(const char *path, dev_t rdev, int depth, struct xcopy_dev **out);
 
 /*
+ * Open a device-mapper volume and map it (devmap.c): -ENODEV when its table
+ * is not a plain remap of SCSI disks (the reason logged), no host-only
+ * handle instead.
+ */
+int xch_open_volume(const char *path, dev_t rdev, struct xcopy_dev **out);
+
+/*
  * Device-mapper volumes (dm.c): map a volume whose table is a plain remap
- * (linear, striped, multipath) onto handles of the devices underneath (0, or
- * -errno with *why saying what refused it), free it; dm_copy.c copies
- * through such maps.
+ * (linear, striped, multipath) onto handles of the devices underneath,
+ * opened by open (0, or -errno with *why saying what refused it; d becomes
+ * of the dm kind); copy/copy_pairs.c copies through such maps. xch_dm_use_map: d
+ * takes m (a map built from text) and becomes of the dm kind.
  */
 struct xch_dm_map;
-int xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth, char *why,
-		  size_t whylen);
-void xch_dm_free(struct xcopy_dev *d);
+typedef int (*xch_dm_open_fn)(void *arg, unsigned major, unsigned minor, int depth,
+			      struct xcopy_dev **out);
+int xch_dm_attach(struct xcopy_dev *d, unsigned major, unsigned minor, int depth,
+		  xch_dm_open_fn open, char *why, size_t whylen);
+void xch_dm_use_map(struct xcopy_dev *d, struct xch_dm_map *m);
+/* Pieces of the map of a dm handle. */
 size_t xch_dm_pieces(const struct xcopy_dev *d);
-/* Offload state of a mapped volume: every device underneath offloads. */
-bool xch_dm_offload(const struct xcopy_dev *d);
 
 /* One table line ("START LEN TYPE ARGS", sectors, MAJ:MIN devices) parsed (dm_table.c). */
 #define XCH_DM_MAX_LEGS 32
@@ -117,23 +204,12 @@ int xch_dm_parse_target(const char *line, struct xch_dm_target *t, char *why, si
  * injectable opener of the devices underneath (the unit tests pass fakes).
  * bs and vol_blocks: the volume's block size and size in blocks.
  */
-typedef int (*xch_dm_open_fn)(void *arg, unsigned major, unsigned minor, int depth,
-			      struct xcopy_dev **out);
 int xch_dm_map_build(const char *table, uint32_t bs, uint64_t vol_blocks, int depth,
 		     xch_dm_open_fn open, void *arg, struct xch_dm_map **out, char *why,
 		     size_t whylen);
 void xch_dm_map_free(struct xch_dm_map *m);
 /* The map's volume is a multipath device: path changes do not move blocks. */
 bool xch_dm_map_is_multipath(const struct xch_dm_map *m);
-/*
- * Where block lba of h lies, through every stacked map: the device with a
- * transport, its whole-LU LBA, and how many blocks from there stay
- * contiguous on it.
- */
-void xch_dm_locate(struct xcopy_dev *h, uint64_t lba, struct xcopy_dev **dev, uint64_t *dev_lba,
-		   uint64_t *run);
-/* The tables of h and of every volume under it are still the ones read at open. */
-bool xch_dm_tables_same(const struct xcopy_dev *h);
 /*
  * dm-multipath (mpath.c): one handle reaching an LU through several paths
  * (whole-disk handles with a transport, owned on success). Every path must
@@ -149,8 +225,6 @@ size_t xch_mpath_live_paths(const struct xcopy_dev *d);
 /* Re-read VPD 83h through d and pick the designator (xch_pick_designator): length, 0, -errno. */
 int xch_dev_read_designator(struct xcopy_dev *d, uint8_t *out, size_t cap);
 int xch_open_chardev(const char *path, dev_t rdev, struct xcopy_dev **out);
-/* pread/pwrite of whole blocks on a host-only handle's node. 0 or -errno. */
-int xch_host_rw(struct xcopy_dev *d, bool write, uint64_t lba, uint32_t nblocks, void *buf);
 
 /* Send one command; counts it in stats->other_cmds unless it is 83h. */
 int xch_dev_exec(struct xcopy_dev *d, struct xch_cmd *c, struct xcopy_stats *st);

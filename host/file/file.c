@@ -6,13 +6,20 @@
  *      partition window, or a device-mapper volume mapped onto the disks
  *      under it) and open it (handles cached per file-system device, each
  *      addressing only its partition's or volume's blocks);
- *   2. fdatasync both files, FIEMAP the source; zero the destination where
+ *   2. take a write lease on the destination and a read lease on the
+ *      source (lease.c; none: host copy, reason "lease"), held to step 6;
+ *   3. fdatasync both files, FIEMAP the source; zero the destination where
  *      the source has holes; allocate-and-zero destination ranges that are
  *      not written yet (FALLOC_FL_WRITE_ZEROES), then FIEMAP the destination;
- *   3. pair the extents, offload the safe pieces through the planner, with
- *      the destination's page cache dropped before and after;
- *   4. FIEMAP both again and redo any offloaded piece whose mapping moved;
- *   5. copy everything else (copy_file_range, then pread/pwrite).
+ *   4. pair the extents, offload the safe pieces through the planner in
+ *      batches, the leases looked at before each, with the destination's
+ *      page cache dropped before and after;
+ *   5. FIEMAP both again and redo any offloaded piece whose mapping moved;
+ *      copy everything else (copy_file_range, then pread/pwrite), set the
+ *      destination's size;
+ *   6. a lease broke on the way: once the other process is done, the host
+ *      copies the whole range again (README.md: the rule). A failed call
+ *      cuts the destination back to its old size.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,12 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/falloc.h>
 
 #include "base/xch_base.h"
 #include "xch_file.h"
+#include "xch_fscheck.h"
 
 #ifndef FALLOC_FL_WRITE_ZEROES
 /* Linux 6.17: allocate written, zeroed blocks (headers may predate it) */
@@ -54,6 +63,9 @@ struct job {
 	struct fb_range *fb;
 	size_t nfb, capfb;
 	int err;
+	struct xch_lease lease_in, lease_out; /* held during the offload */
+	bool broken;           /* a lease broke: the call's range is redone */
+	uint64_t off_before;   /* st->bytes_offloaded when the offload began */
 };
 
 static int
@@ -344,11 +356,68 @@ recheck(struct job *j, const struct maps *m, uint64_t so, uint64_t dof, uint64_t
 	return rc;
 }
 
+/* Are both files' leases still held, no break pending? */
+static bool
+leases_held(const struct job *j)
+{
+	return xch_lease_held(&j->lease_out) &&
+	       (!j->lease_in.held || xch_lease_held(&j->lease_in));
+}
+
+/*
+ * The pairs to the copy manager in batches of xch_lease_batch_bytes() (pairs
+ * cut at batch edges), the leases looked at before each: once one breaks
+ * no further command goes (j->broken; the caller redoes the call's range).
+ */
+static int
+send_batches(struct job *j, struct side *s, struct side *d, const struct xch_pair *pairs,
+	     size_t npairs)
+{
+	uint64_t per = xch_lease_batch_bytes() / j->bs, k = 0;
+	struct xch_pair *b;
+	size_t i = 0, nb;
+	int rc = 0;
+
+	per = per != 0 ? per : 1;
+	b = calloc(npairs ? npairs : 1, sizeof(*b));
+	if (b == NULL) {
+		return -ENOMEM;
+	}
+	while (i < npairs && rc == 0) {
+		uint64_t room = per;
+
+		if (!leases_held(j)) {
+			j->broken = true;
+			break;
+		}
+		for (nb = 0; i < npairs && room > 0; nb++) {
+			uint64_t m = pairs[i].nblocks - k < room ? pairs[i].nblocks - k : room;
+
+			b[nb] = pairs[i];
+			b[nb].src_lba += k;
+			b[nb].dst_lba += k;
+			b[nb].src_off += k * j->bs;
+			b[nb].dst_off += k * j->bs;
+			b[nb].nblocks = m;
+			room -= m;
+			k += m;
+			if (k == pairs[i].nblocks) {
+				i++;
+				k = 0;
+			}
+		}
+		rc = xch_copy_pairs(s->dev, d->dev, b, nb, j->flags, j->st, file_fallback, j);
+	}
+	free(b);
+	return rc;
+}
+
 /* The pairs to the copy manager, the destination's page cache dropped around. */
 static int
 offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *m,
 	      enum xcopy_fallback_reason alloc_why, uint64_t dof, uint64_t len)
 {
+	enum xcopy_fallback_reason why;
 	struct xch_pair *pairs;
 	size_t npairs = 0;
 	int rc;
@@ -357,14 +426,12 @@ offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *
 	if (pairs == NULL) {
 		return -ENOMEM;
 	}
-	j->tokens = xch_use_tokens(s->dev, d->dev, j->flags);
+	j->tokens = xch_copy_method(s->dev, d->dev, j->flags, &why) == XCH_METHOD_TOKENS;
 	rc = build_pairs(j, s, d, m, alloc_why, pairs, &npairs);
 	if (rc == 0) {
 		/* no stale destination pages may be written back over the copy */
 		drop_cache(j->fd_out, dof, len);
-		rc = (s->dev->dm != NULL || d->dev->dm != NULL ? xch_dm_copy_pairs
-							       : xch_copy_pairs)(
-			s->dev, d->dev, pairs, npairs, j->flags, j->st, file_fallback, j);
+		rc = send_batches(j, s, d, pairs, npairs);
 	}
 	if (rc == 0) {
 		drop_cache(j->fd_out, dof, len);
@@ -373,6 +440,100 @@ offload_pairs(struct job *j, struct side *s, struct side *d, const struct maps *
 	return rc;
 }
 
+/*
+ * The leases that hold both files' extent maps for the whole offload: a
+ * write lease on the destination, a read lease on the source (not when
+ * both are one file: the write lease covers it). 0 or -errno.
+ */
+static int
+take_leases(struct job *j, const struct side *s, const struct side *d)
+{
+	int rc = xch_lease_take(&j->lease_out, j->fd_out, F_WRLCK);
+
+	if (rc == 0 && !(s->st.st_dev == d->st.st_dev && s->st.st_ino == d->st.st_ino)) {
+		rc = xch_lease_take(&j->lease_in, j->fd_in, F_RDLCK);
+	}
+	if (rc != 0) {
+		xch_lease_drop(&j->lease_out);
+	}
+	return rc;
+}
+
+/* The ranges queued for the host (fallbacks, moved mappings). */
+static int
+copy_deferred(struct job *j)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < j->nfb && rc == 0; i++) {
+		rc = xch_host_copy(j->fd_in, j->fb[i].src_off, j->fd_out, j->fb[i].dst_off,
+				   j->fb[i].len, j->st);
+	}
+	j->nfb = 0;
+	return rc;
+}
+
+enum {
+	RETAKE_MS = 2000,      /* wait for the breaker to close the file, at most */
+	RETAKE_STEP_MS = 10,
+};
+
+/*
+ * A lease broke: the map the commands used may be stale, and what they
+ * wrote before another process truncated the destination is gone. Nothing
+ * of this call's offload counts: the whole range goes to the host, which
+ * writes through the file system (never into blocks another file owns).
+ * The leases were dropped, so the other process's open or truncate goes on;
+ * the redo waits until it has closed the file (the leases can be taken
+ * again, RETAKE_MS at most) and holds them meanwhile, so no truncation
+ * lands in the middle of the redo and a success means every byte of the
+ * range was written after it. Files that stay open elsewhere: host copy
+ * without a lease, as when none could be taken at the start.
+ */
+static int
+redo_on_host(struct job *j, const struct side *s, const struct side *d, uint64_t so, uint64_t dof,
+	     uint64_t len)
+{
+	const struct timespec step = { 0, RETAKE_STEP_MS * 1000000L };
+	unsigned waited = 0;
+	int rc;
+
+	XCH_WARN("a lease broke during the offload (another process opened or truncated a "
+		 "file): copying the range again on the host");
+	if (j->st != NULL && j->st->bytes_offloaded >= j->off_before) {
+		uncount(j, j->st->bytes_offloaded - j->off_before);
+	}
+	j->nfb = 0;
+	if (j->flags & XCOPY_REQUIRE_OFFLOAD) {
+		return xch_required_errno(j->st, XCOPY_FB_LEASE);
+	}
+	while ((rc = take_leases(j, s, d)) != 0 && waited < RETAKE_MS) {
+		(void)nanosleep(&step, NULL);
+		waited += RETAKE_STEP_MS;
+	}
+	if (rc != 0) {
+		XCH_WARN("the files stay open elsewhere (%s): host copy without a lease",
+			 strerror(-rc));
+	}
+	/* the caller sets the size, then lets go of the leases */
+	return all_fallback(j, so, dof, len, XCOPY_FB_LEASE);
+}
+
+static void
+drop_leases(struct job *j)
+{
+	xch_lease_drop(&j->lease_in);
+	xch_lease_drop(&j->lease_out);
+}
+
+/*
+ * The offload under both leases: map, allocate, send (batches, the leases
+ * looked at before each: a break stops the commands, j->broken), check the
+ * maps again. The leases stay held for the caller (xcopy_file_range: the
+ * queued host copies and the size under them too, then a last look), or
+ * are dropped on an error.
+ */
 static int
 offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
 	     uint64_t len)
@@ -386,9 +547,16 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 	if (s->part_off % bs != 0 || d->part_off % bs != 0) {
 		return all_fallback(j, so, dof, len, XCOPY_FB_UNALIGNED);
 	}
+	j->off_before = j->st != NULL ? j->st->bytes_offloaded : 0;
+	rc = take_leases(j, s, d);
+	if (rc != 0) {
+		XCH_INFO("no lease on the files (%s): host copy", strerror(-rc));
+		return all_fallback(j, so, dof, len, XCOPY_FB_LEASE);
+	}
 	/* dirty data must be on the medium before the copy manager reads it */
 	if (fdatasync(j->fd_in) != 0 || fdatasync(j->fd_out) != 0) {
-		return -errno;
+		rc = -errno;
+		goto out;
 	}
 	rc = xch_fiemap(j->fd_in, so, len, &m.se, &m.ns);
 	if (rc == 0) {
@@ -396,7 +564,8 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 	}
 	if (rc == -EOPNOTSUPP || rc == -ENOTTY) {
 		maps_free(&m);
-		return all_fallback(j, so, dof, len, XCOPY_FB_EXTENT_FLAGS);
+		rc = all_fallback(j, so, dof, len, XCOPY_FB_EXTENT_FLAGS);
+		goto out;
 	}
 	if (rc == 0) {
 		rc = prepare_dst(j, &m, so, dof, len, &alloc_why);
@@ -404,10 +573,14 @@ offload_file(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 	if (rc == 0) {
 		rc = offload_pairs(j, s, d, &m, alloc_why, dof, len);
 	}
-	if (rc == 0) {
+	if (rc == 0 && !j->broken) {
 		rc = recheck(j, &m, so, dof, len);
 	}
+out:
 	maps_free(&m);
+	if (rc != 0) {
+		drop_leases(j);
+	}
 	return rc;
 }
 
@@ -436,6 +609,7 @@ static int
 copy_offload(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_t dof,
 	     uint64_t len)
 {
+	enum xcopy_fallback_reason why;
 	int rc;
 
 	if (j->flags & XCOPY_NO_OFFLOAD) {
@@ -450,10 +624,32 @@ copy_offload(struct job *j, struct side *s, struct side *d, uint64_t so, uint64_
 		XCH_DBG("no SCSI device under the files (%d): host copy", rc);
 		return all_fallback(j, so, dof, len, xch_file_dev_reason(rc));
 	}
-	rc = offload_file(j, s, d, so, dof, len);
+	why = xch_fs_check(s->fd, d->fd);
+	rc = why != XCOPY_FB_NONE ? all_fallback(j, so, dof, len, why)
+				  : offload_file(j, s, d, so, dof, len);
 	xch_file_dev_put(s->dev);
 	xch_file_dev_put(d->dev);
 	return rc;
+}
+
+/*
+ * copy_file_range(2)'s EBADF: the source not open for reading, the
+ * destination not open for writing or open with O_APPEND (whose writes go
+ * to the end: a copy by block addresses would land at off_out instead).
+ */
+static int
+check_modes(int fd_in, int fd_out)
+{
+	int fi = fcntl(fd_in, F_GETFL), fo = fcntl(fd_out, F_GETFL);
+
+	if (fi < 0 || fo < 0) {
+		return -errno;
+	}
+	if ((fi & O_PATH) || (fo & O_PATH) || (fi & O_ACCMODE) == O_WRONLY ||
+	    (fo & O_ACCMODE) == O_RDONLY || (fo & O_APPEND)) {
+		return -EBADF;
+	}
+	return 0;
 }
 
 /*
@@ -475,6 +671,10 @@ check_call(struct side *s, struct side *d, int64_t *off_in, int64_t *off_out, un
 	}
 	if (!S_ISREG(s->st.st_mode) || !S_ISREG(d->st.st_mode)) {
 		return -EINVAL;
+	}
+	rc = check_modes(s->fd, d->fd);
+	if (rc != 0) {
+		return rc;
 	}
 	rc = get_pos(s->fd, off_in, so);
 	if (rc == 0) {
@@ -520,6 +720,25 @@ finish_dst(int fd_out, uint64_t end)
 	return 0;
 }
 
+/*
+ * A failed call leaves the destination no longer than it found it: the
+ * allocation (FALLOC_FL_WRITE_ZEROES), hole zeroing and host copies extend
+ * it before all data is there, and size-based tools (rsync --size-only,
+ * resume logic) would take a full-length file for a finished copy. Bytes
+ * below the old size stay as the failed copy left them.
+ */
+static void
+restore_size(int fd_out, uint64_t size)
+{
+	struct stat now;
+
+	if (fstat(fd_out, &now) == 0 && (uint64_t)now.st_size > size &&
+	    ftruncate(fd_out, (off_t)size) != 0) {
+		XCH_WARN("cannot cut the destination back to %llu bytes: %s",
+			 (unsigned long long)size, strerror(errno));
+	}
+}
+
 static void
 advance(int fd, int64_t *off, size_t len)
 {
@@ -537,7 +756,6 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	struct side s = { .fd = fd_in }, d = { .fd = fd_out };
 	struct job j;
 	uint64_t so = 0, dof = 0;
-	size_t i;
 	int rc;
 
 	rc = check_call(&s, &d, off_in, off_out, flags, &so, &dof, &len);
@@ -554,16 +772,29 @@ xcopy_file_range(int fd_in, int64_t *off_in, int fd_out, int64_t *off_out, size_
 	xch_progress_begin(len);
 	rc = copy_offload(&j, &s, &d, so, dof, len);
 	/* the queued ranges: after the offload and the cache drop */
-	for (i = 0; i < j.nfb && rc == 0; i++) {
-		rc = xch_host_copy(fd_in, j.fb[i].src_off, fd_out, j.fb[i].dst_off, j.fb[i].len, stats);
+	if (rc == 0 && !j.broken) {
+		rc = copy_deferred(&j);
+	}
+	if (rc == 0 && !j.broken) {
+		rc = finish_dst(fd_out, dof + len);
+	}
+	/* held to the end: offload, host copies and size done before any other open or truncate */
+	if (rc == 0 && j.lease_out.held && !leases_held(&j)) {
+		j.broken = true;
+	}
+	drop_leases(&j);
+	if (rc == 0 && j.broken) {
+		rc = redo_on_host(&j, &s, &d, so, dof, len);
+		if (rc == 0) {
+			rc = finish_dst(fd_out, dof + len);
+		}
+		drop_leases(&j);
 	}
 	xch_progress_end();
 	pthread_mutex_destroy(&j.fb_mu);
 	free(j.fb);
-	if (rc == 0) {
-		rc = finish_dst(fd_out, dof + len);
-	}
 	if (rc != 0) {
+		restore_size(fd_out, (uint64_t)d.st.st_size);
 		return rc;
 	}
 	advance(fd_in, off_in, len);

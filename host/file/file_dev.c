@@ -77,32 +77,6 @@ xch_file_dev_put(struct xcopy_dev *dev)
 }
 
 /*
- * A device-mapper volume under a file system (LVM, multipath): its handle
- * maps the volume's blocks onto the LUs underneath (dm.c); FIEMAP's
- * addresses are the volume's own, so no partition offset. -ENODEV when the
- * volume is not a plain remap of SCSI disks (the reason was logged).
- */
-static int
-dm_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
-{
-	char path[96];
-	struct stat st;
-	int rc;
-
-	snprintf(path, sizeof(path), "/dev/%s", blk->name);
-	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != fsdev) {
-		return -ENODEV;
-	}
-	rc = xch_open_blockdev(path, fsdev, out);
-	if (rc == 0 && (*out)->dm == NULL) {
-		xcopy_dev_close(*out);
-		*out = NULL;
-		rc = -ENODEV;
-	}
-	return rc;
-}
-
-/*
  * A cached volume whose table changed since it was opened is dropped from
  * the cache (and opened again by the caller). g_lock held; returns the
  * handle the caller closes after unlocking, or NULL.
@@ -115,8 +89,7 @@ cache_drop_stale_locked(dev_t fsdev)
 
 	for (i = 0; i < g_ncache; i++) {
 		dev = g_cache[i].dev;
-		if (g_cache[i].fsdev == fsdev && dev != NULL && dev->dm != NULL &&
-		    !xch_dm_tables_same(dev)) {
+		if (g_cache[i].fsdev == fsdev && dev != NULL && !xch_dev_tables_same(dev)) {
 			XCH_INFO("%s: device-mapper table changed: mapping it again", dev->name);
 			g_cache[i] = g_cache[--g_ncache];
 			return unref_locked(dev) ? dev : NULL;
@@ -145,28 +118,6 @@ lookup_locked(dev_t fsdev, struct xcopy_dev **out, int *rc)
 		}
 	}
 	return false;
-}
-
-/* Open the SCSI disk or device-mapper volume of blk (no lock held). */
-static int
-open_for_file(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out)
-{
-	const struct xch_transport_ops *ops;
-	char path[96];
-	void *ctx;
-	int rc;
-
-	*out = NULL;
-	if (blk->is_dm) {
-		return dm_for_file(blk, fsdev, out);
-	}
-	snprintf(path, sizeof(path), "/dev/%s", blk->disk);
-	rc = xch_sg_open(path, &ops, &ctx);
-	if (rc == 0) {
-		rc = xch_dev_attach(ops, ctx, path, blk->is_partition ? blk->start : 0,
-				    blk->is_partition ? blk->size : 0, out);
-	}
-	return rc;
 }
 
 /*
@@ -201,9 +152,6 @@ insert_locked(dev_t fsdev, struct xcopy_dev **out, int rc, struct xcopy_dev **sp
 	return rc;
 }
 
-/* Tests: the handle of a file system's device, instead of sysfs (NULL: sysfs). */
-int (*xch_file_dev_open_hook)(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
-
 /*
  * The handle for the SCSI disk under st_dev, addressing only the file
  * system's own blocks (its partition window), and the partition's byte
@@ -220,20 +168,12 @@ xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	int rc;
 
 	*out = NULL;
-	*part_off = 0;
-	memset(&blk, 0, sizeof(blk));
-	if (xch_file_dev_open_hook == NULL) {
-		rc = xch_sysfs_resolve("/sys", major(fsdev), minor(fsdev), &blk);
-		if (rc != 0) {
-			return rc;
-		}
-		if (!blk.is_scsi && !blk.is_dm) {
-			return -ENODEV;
-		}
-		*part_off = blk.is_dm ? 0 : blk.start * 512;
+	rc = xch_fsdev_find(fsdev, &blk, part_off);
+	if (rc != 0) {
+		return rc;
 	}
 	pthread_mutex_lock(&g_lock);
-	if (xch_file_dev_open_hook == NULL && blk.is_dm) {
+	if (blk.is_dm) {
 		stale = cache_drop_stale_locked(fsdev);
 	}
 	hit = lookup_locked(fsdev, out, &rc);
@@ -242,8 +182,7 @@ xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off)
 	if (hit) {
 		return rc;
 	}
-	rc = xch_file_dev_open_hook != NULL ? xch_file_dev_open_hook(fsdev, out, part_off)
-					    : open_for_file(&blk, fsdev, out);
+	rc = xch_fsdev_open(&blk, fsdev, out);
 	pthread_mutex_lock(&g_lock);
 	rc = insert_locked(fsdev, out, rc, &spare);
 	pthread_mutex_unlock(&g_lock);

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "xch_file.h"
+#include "xch_fscheck.h"
 
 int
 xch_kernel_at_least(const char *release, int major, int minor)
@@ -88,52 +89,112 @@ all_host(struct xcopy_plan *pl, enum xcopy_fallback_reason why)
 	}
 }
 
-/* The planner's segments and commands, public (pairs[i] came from extents[ext[i]]). */
+/*
+ * The planner's segments and commands, public (pairs[i] came from
+ * extents[ext[i]]), appended to those of the batches before.
+ */
 static int
 export_plan(struct xcopy_plan *pl, const struct xch_plan *xp, const struct xch_pair *pairs,
 	    const size_t *ext)
 {
-	size_t i, k;
+	struct xcopy_plan_segment *sv;
+	struct xcopy_plan_command *cv;
+	size_t i, k, s0 = pl->nsegments;
 
 	if (xp->nseg == 0) {
 		return 0;
 	}
-	pl->segments = calloc(xp->nseg, sizeof(*pl->segments));
-	pl->commands = calloc(xp->ncmd, sizeof(*pl->commands));
-	if (pl->segments == NULL || pl->commands == NULL) {
+	sv = realloc(pl->segments, (s0 + xp->nseg) * sizeof(*sv));
+	if (sv == NULL) {
 		return -ENOMEM;
 	}
+	pl->segments = sv;
+	cv = realloc(pl->commands, (pl->ncommands + xp->ncmd) * sizeof(*cv));
+	if (cv == NULL) {
+		return -ENOMEM;
+	}
+	pl->commands = cv;
+	memset(&cv[pl->ncommands], 0, xp->ncmd * sizeof(*cv));
 	for (i = 0; i < xp->nseg; i++) {
 		const struct xch_seg *sg = &xp->seg[i];
-		struct xcopy_plan_segment *o = &pl->segments[i];
+		struct xcopy_plan_segment *o = &pl->segments[s0 + i];
 
 		o->extent = ext[sg->pair];
 		o->src_lba = pairs[sg->pair].src_lba + sg->skip;
 		o->dst_lba = pairs[sg->pair].dst_lba + sg->skip;
 		o->nblocks = sg->nblocks;
 	}
-	pl->nsegments = xp->nseg;
+	pl->nsegments = s0 + xp->nseg;
 	for (i = 0; i < xp->ncmd; i++) {
-		struct xcopy_plan_command *c = &pl->commands[i];
+		struct xcopy_plan_command *c = &pl->commands[pl->ncommands + i];
 
-		c->first_segment = xp->cmd[i].first;
+		c->first_segment = s0 + xp->cmd[i].first;
 		c->nsegments = xp->cmd[i].nseg;
 		for (k = 0; k < c->nsegments; k++) {
 			c->bytes += (uint64_t)pl->segments[c->first_segment + k].nblocks *
 				    pl->block_size;
 		}
 	}
-	pl->ncommands = xp->ncmd;
+	pl->ncommands += xp->ncmd;
 	return 0;
+}
+
+/*
+ * Plan pairs[0..n) as the copy sends them: in batches of `per` blocks
+ * (xcopy_file_range's lease batches, pairs cut at their edges; 0: one
+ * batch), one planner run each.
+ */
+static int
+plan_batches(struct xcopy_plan *pl, const struct xch_pair *pairs, const size_t *ext, size_t n,
+	     const struct xch_plan_limits *lim, uint64_t per)
+{
+	struct xch_pair *b = calloc(n ? n : 1, sizeof(*b));
+	size_t *be = calloc(n ? n : 1, sizeof(*be));
+	struct xch_plan xp;
+	size_t i = 0, nb;
+	uint64_t k = 0;
+	int rc = 0;
+
+	if (b == NULL || be == NULL) {
+		free(b);
+		free(be);
+		return -ENOMEM;
+	}
+	while (i < n && rc == 0) {
+		uint64_t room = per ? per : UINT64_MAX;
+
+		for (nb = 0; i < n && room > 0; nb++) {
+			uint64_t m = pairs[i].nblocks - k < room ? pairs[i].nblocks - k : room;
+
+			b[nb] = pairs[i];
+			b[nb].src_lba += k;
+			b[nb].dst_lba += k;
+			b[nb].nblocks = m;
+			be[nb] = ext[i];
+			room -= m;
+			k += m;
+			if (k == pairs[i].nblocks) {
+				i++;
+				k = 0;
+			}
+		}
+		rc = xch_plan_build(b, nb, lim, &xp);
+		if (rc == 0) {
+			rc = export_plan(pl, &xp, b, be);
+		}
+		xch_plan_free(&xp);
+	}
+	free(b);
+	free(be);
+	return rc;
 }
 
 /* Segments and commands for the OFFLOAD extents, as xch_copy_pairs plans them. */
 static int
 plan_commands(struct xcopy_plan *pl, const struct xcopy_dev *src, const struct xcopy_dev *dst,
-	      unsigned flags)
+	      unsigned flags, uint64_t batch_bytes)
 {
 	struct xch_plan_limits lim;
-	struct xch_plan xp;
 	struct xch_pair *pairs;
 	size_t *ext, n = 0, i;
 	int rc;
@@ -168,14 +229,16 @@ plan_commands(struct xcopy_plan *pl, const struct xcopy_dev *src, const struct x
 			ext[n++] = i;
 		}
 	}
-	rc = xch_plan_build(pairs, n, &lim, &xp);
+	rc = plan_batches(pl, pairs, ext, n, &lim, batch_bytes / pl->block_size);
 	if (rc == -EINVAL) {
+		free(pl->segments);
+		free(pl->commands);
+		pl->segments = NULL;
+		pl->commands = NULL;
+		pl->nsegments = pl->ncommands = 0;
 		all_host(pl, XCOPY_FB_INVALID_PARAM);
 		rc = 0;
-	} else if (rc == 0) {
-		rc = export_plan(pl, &xp, pairs, ext);
 	}
-	xch_plan_free(&xp);
 	free(pairs);
 	free(ext);
 	return rc;
@@ -197,6 +260,7 @@ int
 xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, uint64_t dst_lba,
 	       uint64_t nblocks, unsigned flags, struct xcopy_plan **out)
 {
+	enum xcopy_fallback_reason why;
 	struct xcopy_plan_extent e;
 	struct xcopy_plan *pl;
 	size_t cap = 0;
@@ -213,8 +277,8 @@ xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	    dst_lba > dst->caps.part_blocks || nblocks > dst->caps.part_blocks - dst_lba) {
 		return -EINVAL;
 	}
-	if (src->dm != NULL || dst->dm != NULL) {
-		return -EOPNOTSUPP;
+	if (xch_copy_method(src, dst, flags, &why) == XCH_METHOD_MAP) {
+		return -EOPNOTSUPP;    /* the volume's blocks map onto LUs piece by piece */
 	}
 	pl = calloc(1, sizeof(*pl));
 	if (pl == NULL) {
@@ -230,7 +294,7 @@ xcopy_dev_plan(struct xcopy_dev *src, uint64_t src_lba, struct xcopy_dev *dst, u
 	e.dst_lba = dst->caps.part_start + dst_lba;
 	rc = nblocks ? add_extent(pl, &cap, &e) : 0;
 	if (rc == 0) {
-		rc = plan_commands(pl, src, dst, flags);
+		rc = plan_commands(pl, src, dst, flags, 0);
 	}
 	if (rc != 0) {
 		xcopy_plan_free(pl);
@@ -279,6 +343,7 @@ piece_extent(const struct xch_piece *p, uint64_t s_part, uint64_t d_part, uint64
 
 struct fplan {
 	int fd_in, fd_out;     /* fd_out < 0: no destination file yet */
+	int fd_dst;            /* the destination file or its directory */
 	dev_t ddev;            /* the destination's file system */
 	uint64_t so, dof, len;
 	struct xcopy_dev *s, *d;
@@ -324,6 +389,7 @@ static int
 file_plan_devs(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, dev_t ddev,
 		 unsigned flags, enum xcopy_fallback_reason *why)
 {
+	enum xcopy_fallback_reason method_why;
 	int rc;
 
 	rc = xch_file_dev(sdev, &f->s, &f->s_part);
@@ -333,7 +399,9 @@ file_plan_devs(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, 
 	if (rc != 0) {
 		*why = xch_file_dev_reason(rc);
 		rc = 0;
-	} else if (f->s->dm != NULL || f->d->dm != NULL) {
+	} else if ((*why = xch_fs_check(f->fd_in, f->fd_dst)) != XCOPY_FB_NONE) {
+		rc = 0;
+	} else if (xch_copy_method(f->s, f->d, flags, &method_why) == XCH_METHOD_MAP) {
 		/* the volume's blocks map onto LUs piece by piece (dm.c): not planned */
 		rc = -EOPNOTSUPP;
 	} else if (f->s_part % f->s->caps.block_size != 0 ||
@@ -345,7 +413,7 @@ file_plan_devs(struct xcopy_plan *pl, size_t *cap, struct fplan *f, dev_t sdev, 
 			*why = XCOPY_FB_EXTENT_FLAGS;
 			rc = 0;
 		} else if (rc == 0) {
-			rc = plan_commands(pl, f->s, f->d, flags);
+			rc = plan_commands(pl, f->s, f->d, flags, xch_lease_batch_bytes());
 		}
 	}
 	xch_file_dev_put(f->s);
@@ -395,6 +463,7 @@ xcopy_file_plan(int fd_in, int64_t off_in, int fd_out, int64_t off_out, size_t l
 	memset(&f, 0, sizeof(f));
 	f.fd_in = fd_in;
 	f.fd_out = S_ISREG(ds.st_mode) ? fd_out : -1;
+	f.fd_dst = fd_out;
 	f.ddev = ds.st_dev;
 	f.so = (uint64_t)off_in;
 	f.dof = (uint64_t)off_out;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/types.h>
 
 #include "xcopy.h"
@@ -46,12 +47,18 @@ bool xch_dst_extent_ok(uint32_t flags, enum xcopy_fallback_reason *why);
  * file system's device, referenced for the caller until xch_file_dev_put(),
  * and its partition's byte offset. 0 or -errno, which
  * xch_file_dev_reason() turns into the fallback reason. The cache's lock is
- * held only inside these calls. xch_file_dev_open_hook: tests open the
- * device themselves (NULL: sysfs).
+ * held only inside these calls.
  */
 int xch_file_dev(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
 void xch_file_dev_put(struct xcopy_dev *dev);
-extern int (*xch_file_dev_open_hook)(dev_t fsdev, struct xcopy_dev **out, uint64_t *part_off);
+/*
+ * What the cache opens (fsdev.c): the device under a file system as sysfs
+ * names it (*blk) and its partition's byte offset (0, -ENODEV when it is
+ * neither a SCSI disk, a partition of one nor a device-mapper volume), and
+ * the handle of what was found. 0 or -errno.
+ */
+int xch_fsdev_find(dev_t fsdev, struct xch_blk *blk, uint64_t *part_off);
+int xch_fsdev_open(const struct xch_blk *blk, dev_t fsdev, struct xcopy_dev **out);
 enum xcopy_fallback_reason xch_file_dev_reason(int rc);
 
 /*
@@ -62,6 +69,28 @@ enum xcopy_fallback_reason xch_file_dev_reason(int rc);
 int xch_host_copy(int fd_in, uint64_t so, int fd_out, uint64_t dof, uint64_t len,
 		  struct xcopy_stats *st);
 int xch_zero_dst(int fd_out, uint64_t off, uint64_t len, unsigned flags, struct xcopy_stats *st);
+
+/*
+ * Leases holding a file's extent map during an offload (lease.c): a lease
+ * of type F_RDLCK / F_WRLCK on fd, with no signal ever sent for its break
+ * (owner cleared; breaks found by xch_lease_held polling F_GETLEASE).
+ * xch_lease_take: 0 or -errno (-EAGAIN: the file is open elsewhere;
+ * -EACCES: neither owner nor CAP_LEASE; -EINVAL: no leases on this file
+ * system; -EBUSY: fd already holds one). xch_lease_drop puts the caller's
+ * owner and signal back (a lease not taken: nothing).
+ */
+struct xch_lease {
+	int fd;
+	int type;              /* F_RDLCK / F_WRLCK (F_RDLCK is 0) */
+	bool held;
+	int sig;               /* the descriptor's F_GETSIG before */
+	struct f_owner_ex own; /* its F_GETOWN_EX before */
+};
+int xch_lease_take(struct xch_lease *l, int fd, int type);
+bool xch_lease_held(const struct xch_lease *l);
+void xch_lease_drop(struct xch_lease *l);
+/* Bytes offloaded between two looks at the leases (32 MiB; lease.c). */
+uint64_t xch_lease_batch_bytes(void);
 
 /* Release >= major.minor ("6.17.0-1-amd64"): 1, 0, or -1 when unreadable (plan_api.c). */
 int xch_kernel_at_least(const char *release, int major, int minor);

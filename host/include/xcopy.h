@@ -85,6 +85,11 @@ enum xcopy_fallback_reason {
 	XCOPY_FB_TOKEN,           /* 05 23/xx: ROD token refused, expired or deleted */
 	XCOPY_FB_ALLOC_DISK,      /* new destination: the disk has no unmap write zeroes */
 	XCOPY_FB_ALLOC_FS,        /* new destination: the file system refuses FALLOC_FL_WRITE_ZEROES */
+	XCOPY_FB_FS_TYPE,         /* file system not known to map files onto its device (not ext4/XFS) */
+	XCOPY_FB_REALTIME,        /* XFS realtime file: its extents are on the realtime device */
+	XCOPY_FB_ENCRYPTED,       /* encrypted file (fscrypt): the blocks hold ciphertext */
+	XCOPY_FB_JOURNAL_DATA,    /* ext4 journalled data: home blocks written after fdatasync */
+	XCOPY_FB_LEASE,           /* no lease held the files' extents (or it broke): host copy */
 	XCOPY_FB_REASON_COUNT,
 	XCOPY_FB_REASON_MAX = 32  /* array size in struct xcopy_stats (ABI) */
 };
@@ -125,10 +130,15 @@ const char *xcopy_fallback_reason_name(enum xcopy_fallback_reason r);
  * Ranges of both files that lie on one SCSI LU (or two LUs of one copy
  * manager) are copied with EXTENDED COPY from their FIEMAP extents; all other
  * ranges fall back (copy_file_range, then pread/pwrite). flags: XCOPY_*.
- * The caller must keep other writers away from both ranges meanwhile.
+ * The offload runs under a write lease on fd_out and a read lease on fd_in
+ * (F_SETLEASE): without them, or when one breaks (another open or
+ * truncate), the host copies the range (reason XCOPY_FB_LEASE). A failed
+ * call cuts fd_out back to its size before the call. The caller must keep
+ * other writers away from both ranges meanwhile.
  *
  * Returns bytes copied (== min(len, bytes to source EOF)) or -errno: -EINVAL
- * (bad flags, not regular files, same file overlapping ranges), -EBADF,
+ * (bad flags, not regular files, same file overlapping ranges), -EBADF
+ * (fd_in not readable, fd_out not writable or O_APPEND, as copy_file_range),
  * -EIO, -EOPNOTSUPP / -EXDEV (XCOPY_REQUIRE_OFFLOAD and offload refused: the
  * destination range may then be partially written). stats may be NULL.
  */

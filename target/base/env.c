@@ -2,7 +2,7 @@
 /*
  * The plugin's environment, read in this one place, once, at first use
  * (tcmu-runner's environment does not change while it runs). Documented in
- * target/README.md, "Environment".
+ * docs/target-setup.md, "Environment".
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +29,7 @@ env_read(void)
 	g_env.configfs_root = var_or("XCOPY_CONFIGFS_ROOT", "/sys/kernel/config/target");
 	g_env.sysfs_root = var_or("XCOPY_SYSFS_ROOT", "/sys");
 	g_env.stats_dir = var_or("XCOPY_STATS_DIR", "/run/xcopy");
+	g_env.peers_path = var_or("XCOPY_PEERS", "/etc/xcopy/peers.conf");
 	g_env.fault_injection = f != NULL && strcmp(f, "1") == 0;
 }
 

@@ -9,12 +9,10 @@ struct xt_env {
 	const char *configfs_root;   /* XCOPY_CONFIGFS_ROOT, /sys/kernel/config/target */
 	const char *sysfs_root;      /* XCOPY_SYSFS_ROOT, /sys */
 	const char *stats_dir;       /* XCOPY_STATS_DIR, /run/xcopy */
+	const char *peers_path;      /* XCOPY_PEERS, /etc/xcopy/peers.conf (the peer map) */
 	bool fault_injection;        /* XCOPY_FAULT_CONTROL=1: fault= and control files */
 };
 
 const struct xt_env *xt_env(void);
-
-/* exe.c: does the file read from fd hold s as a NUL-delimited C string? */
-bool xt_fd_has_cstring(int fd, const char *s);
 
 #endif

@@ -47,10 +47,14 @@ xt_iov_is_zero(const struct iovec *iov, size_t cnt, size_t len)
 	return len == 0;
 }
 
-/* All len bytes at off through preadv/pwritev (wr), retrying short transfers; 0 or -errno. */
+/* All io->len bytes at io->off through preadv/pwritev (io->wr), retrying short transfers. */
 int
-xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr)
+xt_iov_io(int fd, const struct xt_io *io)
 {
+	const struct iovec *iov = io->iov;
+	size_t cnt = io->cnt, len = io->len;
+	off_t off = (off_t)io->off;
+	bool wr = io->wr;
 	struct iovec local[64];
 	struct iovec *v = cnt <= 64 ? local : malloc(cnt * sizeof(*v));
 	size_t i = 0, done = 0;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The LU every layer of handler_xcopy.so sees: struct xcm_lu (the engine's
+ * The LU every layer of handler_xcopy.so sees: struct xt_lu (the engine's
  * opaque LU) with its configuration, counters, job list and the store ops
  * table under it, plus the small helpers with no dependency in target/
  * (naa.c, iov.c, stats.c). Private to target/; only handler_init is
@@ -19,7 +19,6 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#include "base/tcmu_abi.h"
 #include "xcm/exec.h"
 #include "xcm/lid4.h"
 #include "xos.h"
@@ -35,11 +34,13 @@
  */
 #define XT_WORKERS 16
 #define XT_MAX_JOBS 8
-/* A copy checks for a stop request (close, abort, deadline) between chunks of this size. */
+/* One piece of a file copy's chunk (parallel.c). */
 #define XT_CHUNK (1u << 20)
 /*
  * Pieces of XT_CHUNK one chunk is cut into and copied at once (parallel.c):
- * the engine's chunks are XT_PAR_PIECES x XT_CHUNK unless a fault is armed.
+ * the engine's chunks on files are XT_PAR_PIECES x XT_CHUNK, a fault armed
+ * or not, and a copy checks for a stop request (close, abort, deadline)
+ * between them.
  */
 #define XT_PAR_PIECES 4
 /*
@@ -91,26 +92,6 @@ struct xt_cfg {
 void xt_naa_from_serial(const char *serial, uint8_t naa[16]);
 
 /* ------------------------------------------------------------------------ */
-/* Sessions of a LU (lio/nexus.c fills the set)                             */
-/* ------------------------------------------------------------------------ */
-
-/*
- * The sessions that can reach a LU as configfs shows them (nexus.c): a sorted
- * set of 64-bit hashes, one per session identity (per TPG exporting the LU:
- * the TPG, its tcm_loop nexus, each demo-mode session line, each mapping
- * ACL's current session id, the iSCSI login counter's value). At most
- * XT_NEXUS_MAX elements; past that, overflow is set and only sum (of all
- * elements, order-independent) is compared.
- */
-#define XT_NEXUS_MAX 256
-struct xt_nexus_set {
-	uint32_t n;
-	bool overflow;
-	uint64_t sum;
-	uint64_t el[XT_NEXUS_MAX];        /* ascending, no duplicates */
-};
-
-/* ------------------------------------------------------------------------ */
 /* LUs (opened by tcmu/lu_open.c, used by every layer)                      */
 /* ------------------------------------------------------------------------ */
 
@@ -129,7 +110,7 @@ struct xt_stats {
 	uint64_t touch_bytes;    /* RBD: object-map marker writes (zeros, 512 B per object) */
 	uint64_t fallbacks;      /* RBD to RBD calls copy-from was not safe for */
 	uint64_t store_copies;   /* RBD to RBD copy calls (contiguous segments merged into one) */
-	char last_fallback[48];  /* ... the reason of the last one ("" none) */
+	const char *last_fallback; /* ... the reason of the last one (static string, NULL none) */
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */
 	uint64_t rcr;            /* RECEIVE COPY RESULTS answered */
@@ -138,32 +119,38 @@ struct xt_stats {
 	uint64_t inflight_max;   /* most EXTENDED COPY jobs in flight at once */
 	uint64_t held_discarded; /* held results dropped: the LU's sessions changed */
 	uint64_t held_expired;   /* held results dropped: older than XT_HELD_LIFETIME_MS */
+	/* WRITE SAME with UNMAP = 1 (tcmu/write_same.c) */
+	uint64_t ws_commands;    /* ... run by the plugin on a worker */
+	uint64_t ws_written;     /* ... bytes of a non-zero block written */
+	uint64_t ws_unmapped;    /* ... bytes deallocated (zero block) */
+	uint64_t ws_cuts;        /* ... stopped at the command deadline */
+	uint64_t ws_busy;        /* ... answered TASK SET FULL (XT_MAX_JOBS jobs running) */
+	uint64_t wt_syncs;       /* store flushes because WCE = 0 (xt_lu_durable) */
 };
 
-struct xt_job;                    /* cm/cm.h */
-
-/* Per-LU job list and held-results store; lock guards both. */
-struct xt_async {
-	pthread_mutex_t lock;
-	pthread_cond_t changed;           /* a job ended */
-	struct xt_job *jobs;
-	unsigned int njobs;
-	bool closing;
-};
-
+struct xt_cm_lu;                  /* cm/cm.h */
 struct xt_store_ops;               /* below */
+struct xt_lu_host;                 /* below */
 
 /*
  * One open user:xcopy device (tcmu/lu_open.c allocates it); the engine sees
- * it as its opaque struct xcm_lu. Fields grouped by the concern that owns
+ * it as its opaque struct xt_lu. Fields grouped by the concern that owns
  * them; the comment of each group says who writes it.
  */
-struct xcm_lu {
+struct xt_lu {
 	/* identity (lu_open.c, lio/): who the LU is, read-only once open */
-	struct tcmu_device *dev;
+	void *dev;                        /* the runner's device: tcmu/ only */
+	const struct xt_lu_host *host;    /* the runner's answers about it (below) */
 	char name[XT_NAME_MAX];           /* configfs storage object name (or uio name) */
 	char cfs_path[PATH_MAX];          /* ROOT/core/user_N/NAME, "" if unknown */
-	uint32_t cmd_time_out;            /* TCMU attrib/cmd_time_out, seconds (0: none) */
+	/*
+	 * TCMU attrib/cmd_time_out, seconds (0: none), when it was last read
+	 * (xos_now_ms) and how many reads found it changed: written by lio/
+	 * (xt_cmd_time_out) on any worker, so read and written atomically.
+	 */
+	uint32_t cmd_time_out;
+	uint32_t cmd_time_out_gen;
+	uint64_t cmd_time_out_read_ms;
 	struct xt_cfg cfg;                /* the cfgstring (file: cfg.c, RBD: store_rbd.c) */
 
 	/* store: what holds the LU's blocks (store/), set at open */
@@ -171,29 +158,23 @@ struct xcm_lu {
 	void *priv;                       /* its own state (struct xt_file, struct xt_rbd) */
 	bool reflink;                     /* ROD tokens are snapshots (ops->reflink at open) */
 
-	/* copy manager (cm/): jobs in flight, held results, under as.lock */
-	struct xt_async as;
-	struct xcm_store *store;          /* LID1 results (xcm/xcm.h) */
-	struct xcm_store4 *store4;        /* LID4 lists (xcm/lid4.h) */
-	struct xt_nexus_set nexus;        /* xt_nexus_sessions at the last 83h/84h command */
-	bool nexus_known;
+	/* copy manager (cm/cm.h, xt_cm_init): jobs, held results, parameter lists */
+	struct xt_cm_lu *cm;
 
-	/* tokens (tokens/): ROD tokens this LU made, own lock */
+	/* tokens (tokens/tokens.h): ROD tokens this LU made, own lock */
 	struct xt_toktab *tok;
 
-	/* command thread (tcmu/): touched only by this LU's command thread */
-	uint8_t *plist;                   /* flattened parameter list */
-	uint32_t plist_cap;
-	uint8_t rsp[4096];                /* data-in staging */
+	/* command thread (tcmu/): data-in staging, touched only by this LU's command thread */
+	uint8_t rsp[4096];
 
-	/* stats (base/stats.c), under stats_lock */
-	pthread_mutex_t stats_lock;
+	/*
+	 * stats (base/stats.c): any thread adds to the counters atomically
+	 * (XT_STAT_ADD); the rest belongs to the stats writer, under its lock
+	 */
 	struct xt_stats stats;
-
-	/* registry (cm/backend.c), under its lock */
-	struct xcm_lu *next;
-	uint64_t reg_id;                  /* this LU's registration, unique */
-	unsigned refs;                    /* other LUs' commands using it */
+	struct xt_stats stats_written;    /* what the file holds */
+	uint32_t stats_cto_written;
+	struct xt_lu *stats_next;         /* the writer's list */
 };
 
 /* Which path moved the bytes of a copy (file_copy.c, store_copy.c, store_rbd.c) */
@@ -209,10 +190,131 @@ struct xt_copy_acct {
 	uint64_t fallbacks;
 	uint64_t store_copies;            /* calls of the store's copy op (RBD to RBD) */
 	const char *last_fallback;        /* static string, NULL: none */
-	/* in: the job's bounds, for stores that wait on a cluster (store_rbd.c) */
-	uint64_t deadline_ms;             /* xos_now_ms() time, 0: none */
-	uint32_t cmd_time_out;            /* the receiving LU's, seconds */
 };
+
+/* One piece of a copy: len bytes of src at soff to dst at doff (store/ ops). */
+struct xt_range {
+	struct xt_lu *src;
+	uint64_t soff;
+	struct xt_lu *dst;
+	uint64_t doff;
+	uint64_t len;
+};
+
+/*
+ * One copy (an EXTENDED COPY, POPULATE TOKEN or WRITE USING TOKEN job):
+ * what every store op that moves its bytes needs, passed as one object
+ * (store/store.h: xt_copy_start, xt_lu_copy, xt_copy_end). The job part is
+ * set by whoever runs the job (cm/, odx/) before xt_copy_start; the policy
+ * before each xt_lu_copy; the rest belongs to store/ and the stores.
+ */
+struct xt_copy {
+	/* the job */
+	struct xt_lu *self;               /* the LU that received the command */
+	uint64_t deadline_ms;             /* xos_now_ms() time the copy must end by, 0: none */
+	uint32_t cmd_time_out;            /* self's attrib/cmd_time_out when queued (s) */
+	const atomic_int *stop;           /* the job's stop request (non-zero: stop), NULL: none */
+	uint64_t id;                      /* unique per copy (xt_copy_start), never 0 */
+	/* policy of the next xt_lu_copy call */
+	enum xt_clone clone;              /* file to file (self's cfgstring, or auto) */
+	enum xt_cfr cfr;
+	bool merged;                      /* a run of segments the engine merged: on failure it
+					     copies them again one by one */
+	bool write_behind;                /* write the chunk back behind the copy (page cache) */
+	/* buffers: XT_BOUNCE_LEN each, the job's own ([0] at parse, the others on first use) */
+	uint8_t *bounce[XT_PAR_PIECES];
+	/* progress of the last xt_lu_copy call: on failure, the side and the bytes copied */
+	bool at_dst;
+	uint64_t done;
+	/* accounting over the whole copy: which path moved the bytes */
+	struct xt_copy_acct acct;
+	/* store/'s own between calls: the thread's nice value before, the last write-behind */
+	int nice_old;
+	struct {
+		int fd;                   /* -1: none */
+		uint64_t off, len;
+	} wb;
+};
+
+/*
+ * One read or write of a store (ops->io): len bytes between iov[0..cnt)
+ * and the store at off. copy: the copy this I/O belongs to (store/'s
+ * gateway), NULL for the LU's own I/O; deadline_ms: no wait past it
+ * (xos_now_ms() clock; RBD: ETIMEDOUT), 0: none.
+ */
+struct xt_io {
+	const struct iovec *iov;
+	size_t cnt;
+	size_t len;
+	uint64_t off;
+	bool wr;
+	uint64_t deadline_ms;
+	struct xt_copy *copy;
+};
+
+/* ------------------------------------------------------------------------ */
+/* What the runner says of a LU, and its log (tcmu/lu_host.c implements it) */
+/* ------------------------------------------------------------------------ */
+
+enum xt_log_level { XT_LOG_ERR, XT_LOG_WARN, XT_LOG_INFO, XT_LOG_DBG };
+
+/*
+ * The runner's view of an open LU, asked through the handler: tcmu/ sets
+ * lu->host at open, so no layer below it names the runner's types. The
+ * geometry and WCE are asked each time (a reconfig or MODE SELECT changes
+ * them in the runner).
+ */
+struct xt_lu_host {
+	uint32_t (*block_size)(const struct xt_lu *lu);
+	uint64_t (*num_lbas)(const struct xt_lu *lu);
+	/* the unit serial (configfs wwn/vpd_unit_serial), malloc'd; NULL: none */
+	char *(*serial)(const struct xt_lu *lu);
+	/* WCE as the core reports it (MODE SENSE caching page) */
+	bool (*write_cache)(const struct xt_lu *lu);
+	/* the LU's cfgstring, "xcopy/..." (not owned) */
+	const char *(*cfgstring)(const struct xt_lu *lu);
+	/* one formatted line (ends in \n) into the runner's log for lu */
+	void (*log)(const struct xt_lu *lu, enum xt_log_level lvl, const char *func, int line,
+		    const char *msg);
+};
+
+static inline uint32_t
+xt_lu_block_size(const struct xt_lu *lu)
+{
+	return lu->host->block_size(lu);
+}
+
+static inline uint64_t
+xt_lu_num_lbas(const struct xt_lu *lu)
+{
+	return lu->host->num_lbas(lu);
+}
+
+static inline char *
+xt_lu_serial(const struct xt_lu *lu)
+{
+	return lu->host->serial(lu);
+}
+
+static inline bool
+xt_lu_write_cache(const struct xt_lu *lu)
+{
+	return lu->host->write_cache(lu);
+}
+
+static inline const char *
+xt_lu_cfgstring(const struct xt_lu *lu)
+{
+	return lu->host->cfgstring(lu);
+}
+
+/* log.c: format and hand to lu->host->log (stderr without a host: unit suites, tools) */
+void xt_lu_log(const struct xt_lu *lu, enum xt_log_level lvl, const char *func, int line,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+#define xt_lu_err(lu, ...) xt_lu_log(lu, XT_LOG_ERR, __func__, __LINE__, __VA_ARGS__)
+#define xt_lu_warn(lu, ...) xt_lu_log(lu, XT_LOG_WARN, __func__, __LINE__, __VA_ARGS__)
+#define xt_lu_info(lu, ...) xt_lu_log(lu, XT_LOG_INFO, __func__, __LINE__, __VA_ARGS__)
+#define xt_lu_dbg(lu, ...) xt_lu_log(lu, XT_LOG_DBG, __func__, __LINE__, __VA_ARGS__)
 
 /* ------------------------------------------------------------------------ */
 /* The store under a LU (store/file, store/rbd implement it)                */
@@ -241,7 +343,7 @@ struct xt_store_ops {
 	 * LU's own store (RBD: never/never) and such copies use auto/auto.
 	 */
 	bool copy_policy;
-	/* The engine's chunk for a list this LU receives, with no fault armed. */
+	/* The engine's chunk for a list this LU receives (fault armed or not). */
 	uint64_t copy_chunk;
 	/*
 	 * Optional: parse the cfgstring into lu->cfg before open (file: cfg.c);
@@ -250,37 +352,60 @@ struct xt_store_ops {
 	int (*parse)(const char *cfgstring, struct xt_cfg *cfg, char *why, size_t whylen);
 	/* check_config: may the LU be opened? 0, or -errno with a reason in why */
 	int (*check)(const char *cfgstring, char *why, size_t whylen);
-	/* open the store of lu->dev (logs its reasons); *size: the store's bytes */
-	int (*open)(struct xcm_lu *lu, uint64_t *size);
+	/* open the LU's store (logs its reasons); *size: the store's bytes */
+	int (*open)(struct xt_lu *lu, uint64_t *size);
 	/* log that the store's size bytes cannot hold the LU's need bytes, and the fix */
-	void (*too_small)(struct xcm_lu *lu, uint64_t size, uint64_t need);
-	void (*close)(struct xcm_lu *lu);
-	int (*size)(struct xcm_lu *lu, uint64_t *bytes);
-	int (*io)(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len,
-		  uint64_t off, bool wr);
-	int (*flush)(struct xcm_lu *lu);
-	/* UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1) */
-	int (*zero)(struct xcm_lu *lu, uint64_t off, uint64_t len);
+	void (*too_small)(struct xt_lu *lu, uint64_t size, uint64_t need);
+	void (*close)(struct xt_lu *lu);
+	int (*size)(struct xt_lu *lu, uint64_t *bytes);
+	int (*io)(struct xt_lu *lu, const struct xt_io *io);
+	int (*flush)(struct xt_lu *lu);
+	/*
+	 * UNMAP / WRITE SAME with UNMAP: reads return zeros afterwards (LBPRZ = 1);
+	 * no wait past deadline_ms (0: none)
+	 */
+	int (*zero)(struct xt_lu *lu, uint64_t off, uint64_t len, uint64_t deadline_ms);
 	/*
 	 * Optional: zeros that keep the allocation where the store can (WRITE
 	 * USING TOKEN with the block device zero ROD token); *done: bytes zeroed
 	 * before a failure. NULL: zero does it (RBD: librbd write-zeroes).
 	 */
-	int (*write_zeroes)(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done);
+	int (*write_zeroes)(struct xt_lu *lu, uint64_t off, uint64_t len, uint64_t *done);
 	/*
 	 * Optional, once at open: can the store snapshot lu's blocks by clones
 	 * into an unlinked file beside it (point-in-time ROD tokens, odx.c)?
 	 * NULL: no (tokens are change vulnerable).
 	 */
-	bool (*reflink)(struct xcm_lu *lu);
+	bool (*reflink)(struct xt_lu *lu);
 	/*
-	 * Optional: copy between two LUs of this store inside the store (RBD:
-	 * RADOS copy-from when safe, else librbd read/write; counted in acct).
-	 * Ranges are inside both LUs; on one LU they may overlap (memmove).
-	 * 0, or -errno with *at_dst and *done (bytes copied before it failed).
+	 * Optional: copy r between two LUs of this store inside the store (file:
+	 * clone, copy_file_range or read/write in parallel pieces by c's policy;
+	 * RBD: RADOS copy-from when safe, else librbd read/write), counted in
+	 * c->acct, bounded by c->deadline_ms. Ranges are inside both LUs; on one
+	 * LU they may overlap (memmove). 0, or -errno with c->at_dst and c->done
+	 * (bytes copied before it failed).
 	 */
-	int (*copy)(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
-		    uint64_t len, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+	int (*copy)(struct xt_copy *c, const struct xt_range *r);
+	/*
+	 * Optional (stores with page_cache): the chunk r of c reached r->dst's
+	 * cache: start its writeback and wait for c's chunk before it
+	 * (store_copy.c calls it when c->write_behind).
+	 */
+	void (*write_behind)(struct xt_copy *c, const struct xt_range *r);
+	/*
+	 * Optional, with reflink: a point-in-time copy of lu's blocks for a ROD
+	 * token (odx.c): snap_file makes an unlinked file of size bytes beside
+	 * the store (fd, or -errno), snap_view an LU of this store on such an fd
+	 * (like's configuration; no device, no registry; free() releases it,
+	 * the caller keeps fd).
+	 */
+	int (*snap_file)(const struct xt_lu *lu, uint64_t size);
+	struct xt_lu *(*snap_view)(const struct xt_lu *like, int fd);
+	/*
+	 * A store that wraps another (fault/): the wrapped store, whose state
+	 * lu->priv is and whose kind decides store/'s dispatch. NULL: none.
+	 */
+	const struct xt_store_ops *inner;
 	/*
 	 * Optional (stores other processes can write behind this one, RBD):
 	 * may a change vulnerable ROD token of lu stand? At POPULATE TOKEN
@@ -288,7 +413,7 @@ struct xt_store_ops {
 	 * until the token is gone; at WRITE USING TOKEN (true) it checks that
 	 * still holds. 0, or -errno with a reason in why.
 	 */
-	int (*token_guard)(struct xcm_lu *lu, bool at_use, char *why, size_t whylen);
+	int (*token_guard)(struct xt_lu *lu, bool at_use, char *why, size_t whylen);
 };
 
 /* ------------------------------------------------------------------------ */
@@ -298,7 +423,8 @@ struct xt_store_ops {
 void xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t len);
 /* Do the first len bytes of iov hold only zeros (false if it holds fewer)? */
 bool xt_iov_is_zero(const struct iovec *iov, size_t cnt, size_t len);
-int xt_iov_io(int fd, const struct iovec *iov, size_t cnt, size_t len, off_t off, bool wr);
+/* All io->len bytes at io->off through preadv/pwritev, short transfers retried; 0 or -errno. */
+int xt_iov_io(int fd, const struct xt_io *io);
 #define XT_IOV_CLIP_MAX 1024
 struct xt_iov_clip {
 	struct iovec *v;
@@ -309,8 +435,31 @@ int xt_iov_clip(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size
 void xt_iov_clip_done(struct xt_iov_clip *c, const struct iovec *iov, size_t cnt, size_t len,
 		      bool scatter);
 
-/* stats.c: write STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy); kept after close. */
-void xt_stats_write(struct xcm_lu *lu);
+/* lu->cmd_time_out, as the last read of configfs found it (lio/access.c) */
+static inline uint32_t
+xt_lu_cmd_time_out(const struct xt_lu *lu)
+{
+	return __atomic_load_n(&lu->cmd_time_out, __ATOMIC_RELAXED);
+}
+
+/*
+ * stats.c: STATSDIR/<name>.stats (XCOPY_STATS_DIR, default /run/xcopy),
+ * written by one writer thread off the command path: every
+ * XT_STATS_PERIOD_MS for the LUs whose counters changed, and on a refresh
+ * request (STATSDIR/refresh, xcopy-stat: at once by inotify, else within
+ * XT_STATS_TICK_MS).
+ * Counters are added to with XT_STAT_ADD (an atomic add, nothing else).
+ */
+#define XT_STATS_TICK_MS 500
+#define XT_STATS_PERIOD_MS 500
+#define XT_STAT_ADD(lu, field, n) \
+	((void)__atomic_fetch_add(&(lu)->stats.field, (uint64_t)(n), __ATOMIC_RELAXED))
+/* *field = max(*field, v), atomically */
+void xt_stat_max(uint64_t *field, uint64_t v);
+/* at open: the LU's file written, the LU given to the writer (started at the first open) */
+void xt_stats_open(struct xt_lu *lu);
+/* at close: taken from the writer, its last counters written (the file is kept) */
+void xt_stats_close(struct xt_lu *lu);
 /* $XCOPY_STATS_DIR, else /run/xcopy: where the stats and fault control files live. */
 const char *xt_stats_dir(void);
 

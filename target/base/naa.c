@@ -10,21 +10,6 @@
 
 #define XT_COMPANY_ID 0x001405u   /* OpenFabrics, hard-coded by tcmu-runner */
 
-static int
-hex_val(char c)
-{
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
-
 void
 xt_naa_from_serial(const char *serial, uint8_t naa[16])
 {
@@ -39,7 +24,7 @@ xt_naa_from_serial(const char *serial, uint8_t naa[16])
 	naa[2] = (uint8_t)(XT_COMPANY_ID >> 4);
 	naa[3] = (uint8_t)((XT_COMPANY_ID & 0x0f) << 4);
 	for (; serial != NULL && *serial != '\0' && off < 16; serial++) {
-		v = hex_val(*serial);
+		v = xos_hex_digit(*serial);
 		if (v < 0) {
 			continue;   /* '-' and other non-hex characters are skipped */
 		}

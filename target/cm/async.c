@@ -5,35 +5,34 @@
  * tcmu-runner 1.5.4 calls handle_cmd synchronously on the LU's one command
  * thread and offers a handler no exported way to complete a command later
  * from its own thread. What it does offer: a CDB that handle_cmd leaves
- * (TCMU_STS_NOT_HANDLED) goes on to the core, which sends SYNCHRONIZE CACHE
+ * ("not handled") goes on to the core, which sends SYNCHRONIZE CACHE
  * to the handler's flush callout on one of the LU's nr_threads workers and
  * completes the command with the callout's return code, through the
  * runner's own completion, tracking and device-removal paths.
  *
  * So EXTENDED COPY is checked and parsed here on the command thread (errors
  * found before data moves are answered at once), the job is queued in the
- * LU's job list, the tcmur_cmd carries the job's token in cmd_state, and
- * the runner's private copy of the CDB is rewritten to SYNCHRONIZE CACHE(16).
- * The flush callout finds the token and runs the job on the worker.
- * target/README.md lists the runner behaviour this relies on.
+ * LU's job list and answered XT_STS_QUEUED with its token; the handler
+ * (tcmu/tcmu_cmd.c) keeps the token in the runner's command and rewrites its
+ * CDB to SYNCHRONIZE CACHE. The flush callout hands the token back and the
+ * job runs on the worker. docs/target-commands.md lists the runner behaviour this
+ * relies on.
  *
  * At most XT_MAX_JOBS jobs per LU are in flight (of XT_WORKERS workers);
  * one more is answered TASK SET FULL (SAM-5 5.3.5: the task set cannot take
  * it now; initiators retry).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "xcm/lid4.h"
 #include "base/env.h"
 #include "cm/cm.h"
 #include "lio/lio.h"
+#include "store/store.h"
 
-#define OP_SYNC_CACHE_16 0x91      /* SBC-4 5.24: SYNCHRONIZE CACHE(16) */
 /*
  * A job the runner never handed to flush (the core answered the rewritten
  * command itself, e.g. BUSY during device recovery) is forgotten this long
@@ -42,6 +41,8 @@
 #define ORPHAN_GRACE_S 10
 
 static atomic_uint_fast64_t g_next_token = 1;
+/* Tokens of block command jobs carry this bit: the worker skips the sessions walk for them. */
+#define BLK_TOKEN (UINT64_C(1) << 62)
 
 static int64_t
 ts_ns(const struct timespec *t)
@@ -50,73 +51,105 @@ ts_ns(const struct timespec *t)
 }
 
 int
-xt_async_init(struct xcm_lu *lu)
+xt_cm_init(struct xt_lu *lu, const struct xt_odx_ops *odx)
 {
+	struct xt_cm_lu *cm = calloc(1, sizeof(*cm));
 	pthread_condattr_t ca;
 	int rc;
 
-	memset(&lu->as, 0, sizeof(lu->as));
-	rc = pthread_mutex_init(&lu->as.lock, NULL);
+	if (cm == NULL) {
+		return -ENOMEM;
+	}
+	cm->odx = odx;
+	cm->plist_cap = xcm_limits_max_param_len(xt_limits());
+	cm->plist = malloc(cm->plist_cap);
+	cm->store = xcm_store_create();
+	cm->store4 = xcm_store4_create();
+	lu->cm = cm;
+	if (cm->plist == NULL || cm->store == NULL || cm->store4 == NULL) {
+		xt_cm_free(lu);
+		return -ENOMEM;
+	}
+	rc = pthread_mutex_init(&cm->as.lock, NULL);
 	if (rc != 0) {
+		xt_cm_free(lu);
 		return -rc;
 	}
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	rc = pthread_cond_init(&lu->as.changed, &ca);
+	rc = pthread_cond_init(&cm->as.changed, &ca);
 	pthread_condattr_destroy(&ca);
 	if (rc != 0) {
-		pthread_mutex_destroy(&lu->as.lock);
+		pthread_mutex_destroy(&cm->as.lock);
+		xt_cm_free(lu);
 		return -rc;
 	}
+	xt_held_init(lu);
 	return 0;
+}
+
+void
+xt_cm_free(struct xt_lu *lu)
+{
+	struct xt_cm_lu *cm = lu->cm;
+
+	if (cm == NULL) {
+		return;
+	}
+	if (cm->store != NULL) {
+		xcm_store_destroy(cm->store);
+	}
+	if (cm->store4 != NULL) {
+		xcm_store4_destroy(cm->store4);
+	}
+	free(cm->plist);
+	free(cm);
+	lu->cm = NULL;
 }
 
 static void
 job_free(struct xt_job *job)
 {
-	unsigned int i;
-
 	if (job != NULL) {
-		for (i = 0; i < XT_PAR_PIECES; i++) {
-			free(job->bounce[i]);
-		}
+		xt_copy_free(&job->copy);
 		free(job->odx);
+		free(job->blk);
 		free(job);
 	}
 }
 
 /* Caller holds as.lock. */
 static void
-job_unlink(struct xcm_lu *lu, struct xt_job *job)
+job_unlink(struct xt_lu *lu, struct xt_job *job)
 {
 	struct xt_job **pp;
 
-	for (pp = &lu->as.jobs; *pp != NULL; pp = &(*pp)->next) {
+	for (pp = &lu->cm->as.jobs; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == job) {
 			*pp = job->next;
-			lu->as.njobs--;
+			lu->cm->as.njobs--;
 			break;
 		}
 	}
 	job->next = NULL;
-	pthread_cond_broadcast(&lu->as.changed);
+	pthread_cond_broadcast(&lu->cm->as.changed);
 }
 
 /* A list that keeps a status under its identifier (LIST ID USAGE 00b or 10b). */
 static bool
 job_recorded(const struct xt_job *job)
 {
-	return job->list.list_id_usage == XCM_LIST_ID_HOLD ||
-	       job->list.list_id_usage == XCM_LIST_ID_DISCARD;
+	return job->blk_run == NULL && (job->list.list_id_usage == XCM_LIST_ID_HOLD ||
+					job->list.list_id_usage == XCM_LIST_ID_DISCARD);
 }
 
 /* Caller holds as.lock: the queued or running job of list id (LID4 or LID1), or NULL. */
 static struct xt_job *
-job_find(struct xcm_lu *lu, bool lid4, uint32_t id)
+job_find(struct xt_lu *lu, bool lid4, uint32_t id)
 {
 	struct xt_job *job;
 
-	for (job = lu->as.jobs; job != NULL; job = job->next) {
+	for (job = lu->cm->as.jobs; job != NULL; job = job->next) {
 		if (job_recorded(job) && job->list.lid4 == lid4 &&
 		    (lid4 ? job->list.list_id4 : job->list.list_id) == id) {
 			return job;
@@ -127,22 +160,22 @@ job_find(struct xcm_lu *lu, bool lid4, uint32_t id)
 
 /* Caller holds as.lock: record the outcome in the LU's LID1 or LID4 store. */
 static void
-job_record(struct xcm_lu *lu, struct xt_job *job, enum xcm_status st,
+job_record(struct xt_lu *lu, struct xt_job *job, enum xcm_status st,
 	   const struct xcm_exec_result *res, const uint8_t *sense, size_t sense_len)
 {
 	if (job->list.lid4) {
-		xcm_store4_finish(lu->store4, &job->list, st, res,
+		xcm_store4_finish(lu->cm->store4, &job->list, st, res,
 				  st == XCM_E_CA_ABORTED, sense, sense_len);
 	} else {
-		xcm_store_finish(lu->store, &job->list, st, res, sense, sense_len);
+		xcm_store_finish(lu->cm->store, &job->list, st, res, sense, sense_len);
 	}
 }
 
 /* Caller holds as.lock: forget queued jobs the runner never started (see ORPHAN_GRACE_S). */
 static void
-reap_orphans(struct xcm_lu *lu, int64_t now)
+reap_orphans(struct xt_lu *lu, int64_t now)
 {
-	struct xt_job *job = lu->as.jobs, *next;
+	struct xt_job *job = lu->cm->as.jobs, *next;
 	int64_t limit;
 
 	for (; job != NULL; job = next) {
@@ -156,9 +189,11 @@ reap_orphans(struct xcm_lu *lu, int64_t now)
 		if (now < limit) {
 			continue;
 		}
-		tcmu_dev_warn(lu->dev, "xcopy: job %llu was never started by the runner; dropped\n",
+		xt_lu_warn(lu, "xcopy: job %llu was never started by the runner; dropped\n",
 			      (unsigned long long)job->token);
-		job_record(lu, job, XCM_E_INSUFFICIENT_RESOURCES, NULL, NULL, 0);
+		if (job->blk_run == NULL) {
+			job_record(lu, job, XCM_E_INSUFFICIENT_RESOURCES, NULL, NULL, 0);
+		}
 		job_unlink(lu, job);
 		job_free(job);
 	}
@@ -172,15 +207,15 @@ reap_orphans(struct xcm_lu *lu, int64_t now)
  * completed: nothing to do, GOOD. An identifier never seen: INVALID FIELD IN
  * CDB at byte 2.
  */
-static int
-copy_op_abort(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint32_t id)
+static enum xt_sts
+copy_op_abort(struct xt_lu *lu, struct xt_scsi *c, uint32_t id)
 {
 	struct xcm_rcs4 st4;
 	struct xt_job *job;
 	struct xcm_err err;
 	bool known;
 
-	pthread_mutex_lock(&lu->as.lock);
+	pthread_mutex_lock(&lu->cm->as.lock);
 	job = job_find(lu, true, id);
 	if (job == NULL && id <= UINT8_MAX) {
 		job = job_find(lu, false, id);
@@ -188,26 +223,26 @@ copy_op_abort(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint32_t id)
 	if (job != NULL) {
 		atomic_store(&job->stop, XT_STOP_ABORT);
 	}
-	known = job != NULL || xcm_store4_get(lu->store4, id, &st4);
-	pthread_mutex_unlock(&lu->as.lock);
+	known = job != NULL || xcm_store4_get(lu->cm->store4, id, &st4);
+	pthread_mutex_unlock(&lu->cm->as.lock);
 	if (known) {
-		tcmu_dev_info(lu->dev, "xcopy: COPY OPERATION ABORT of list %u%s\n", id,
-			      job != NULL ? "" : " (already completed)");
-		return TCMU_STS_OK;
+		xt_lu_info(lu, "xcopy: COPY OPERATION ABORT of list %u%s\n", id,
+			   job != NULL ? "" : " (already completed)");
+		return XT_STS_GOOD;
 	}
 	xcm_err_set_field(&err, XCM_E_INVALID_FIELD_CDB, true, 2, -1);
-	return xt_fail_sense(lc, &err);
+	return xt_fail_sense(c->sense, XT_SENSE_LEN, &err);
 }
 
 bool
-xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
+xt_async_status4(struct xt_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
 {
 	struct xt_job *job;
 	bool known = true, have;
 	struct xt_nexus_set sessions;
 
 	have = xt_held_sessions(lu, &sessions);   /* configfs walk, outside the lock */
-	pthread_mutex_lock(&lu->as.lock);
+	pthread_mutex_lock(&lu->cm->as.lock);
 	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
 	job = job_find(lu, true, id);
 	if (job != NULL) {
@@ -219,14 +254,14 @@ xt_async_status4(struct xcm_lu *lu, uint32_t id, struct xcm_rcs4 *st4)
 		st4->segs = (uint16_t)atomic_load(&job->segs_done);
 		st4->bytes = atomic_load(&job->bytes_done);
 	} else {
-		known = xcm_store4_get(lu->store4, id, st4);
+		known = xcm_store4_get(lu->cm->store4, id, st4);
 	}
-	pthread_mutex_unlock(&lu->as.lock);
+	pthread_mutex_unlock(&lu->cm->as.lock);
 	return known;
 }
 
-int
-xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rsp_cap,
+enum xt_sts
+xt_async_rcs4(struct xt_lu *lu, struct xt_scsi *c, uint8_t *rsp, size_t rsp_cap,
 	      size_t *rsp_len)
 {
 	struct xcm_rcs4_req req;
@@ -235,18 +270,18 @@ xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rs
 	struct xcm_err err;
 
 	memset(&err, 0, sizeof(err));
-	if (xcm_rcs4_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err) != XCM_OK) {
-		return xt_fail_sense(lc, &err);
+	if (xcm_rcs4_cdb_check(c->cdb, XCM_CDB16_LEN, &req, &err) != XCM_OK) {
+		return xt_fail_sense(c->sense, XT_SENSE_LEN, &err);
 	}
 	if (!xt_async_status4(lu, req.list_id, &st4)) {
 		/* an identifier this LU never ran (or forgot): LIST IDENTIFIER, byte 2 */
 		xcm_err_set_field(&err, XCM_E_INVALID_FIELD_CDB, true, 2, -1);
-		return xt_fail_sense(lc, &err);
+		return xt_fail_sense(c->sense, XT_SENSE_LEN, &err);
 	}
 	w = xcm_wbuf_make(rsp, req.alloc_len < rsp_cap ? req.alloc_len : rsp_cap);
 	xcm_rcs4_encode(&st4, &w);
 	*rsp_len = xcm_wbuf_stored(&w);
-	return TCMU_STS_OK;
+	return XT_STS_GOOD;
 }
 
 /*
@@ -255,40 +290,40 @@ xt_async_rcs4(struct xcm_lu *lu, struct tcmulib_cmd *lc, uint8_t *rsp, size_t rs
  * else linked with a fresh token (0).
  */
 static int
-job_enqueue(struct xcm_lu *lu, struct xt_job *job, enum xcm_status *st, struct xcm_err *err)
+job_enqueue(struct xt_lu *lu, struct xt_job *job, enum xcm_status *st, struct xcm_err *err)
 {
 	unsigned int inflight;
 
-	pthread_mutex_lock(&lu->as.lock);
+	pthread_mutex_lock(&lu->cm->as.lock);
 	reap_orphans(lu, ts_ns(&job->t0));
-	if (lu->as.closing || lu->as.njobs >= XT_MAX_JOBS) {
-		pthread_mutex_unlock(&lu->as.lock);
+	if (lu->cm->as.closing || lu->cm->as.njobs >= XT_MAX_JOBS) {
+		pthread_mutex_unlock(&lu->cm->as.lock);
 		return 1;
 	}
 	/* a list identifier still running -> OPERATION IN PROGRESS (store.c) */
-	*st = job->list.lid4 ? xcm_store4_begin(lu->store4, &job->list, err)
-			     : xcm_store_begin(lu->store, &job->list, err);
+	*st = job->blk_run != NULL ? XCM_OK
+	      : job->list.lid4	   ? xcm_store4_begin(lu->cm->store4, &job->list, err)
+				   : xcm_store_begin(lu->cm->store, &job->list, err);
 	if (*st != XCM_OK) {
-		pthread_mutex_unlock(&lu->as.lock);
+		pthread_mutex_unlock(&lu->cm->as.lock);
 		return -1;
 	}
-	job->token = atomic_fetch_add(&g_next_token, 1);
-	job->next = lu->as.jobs;
-	lu->as.jobs = job;
-	inflight = ++lu->as.njobs;
-	pthread_mutex_unlock(&lu->as.lock);
-
-	pthread_mutex_lock(&lu->stats_lock);
-	if (inflight > lu->stats.inflight_max) {
-		lu->stats.inflight_max = inflight;
+	job->token = atomic_fetch_add(&g_next_token, 1) | (job->blk_run != NULL ? BLK_TOKEN : 0);
+	job->next = lu->cm->as.jobs;
+	lu->cm->as.jobs = job;
+	inflight = ++lu->cm->as.njobs;
+	pthread_mutex_unlock(&lu->cm->as.lock);
+	if (job->blk_run != NULL) {
+		return 0;   /* inflight_max counts EXTENDED COPY jobs */
 	}
-	pthread_mutex_unlock(&lu->stats_lock);
+
+	xt_stat_max(&lu->stats.inflight_max, inflight);
 	return 0;
 }
 
 /* Stamp job with its start time and the deadline its LU's cmd_time_out gives. */
 static void
-job_stamp(struct xcm_lu *lu, struct xt_job *job)
+job_stamp(struct xt_lu *lu, struct xt_job *job)
 {
 	job->lu = lu;
 	job->state = XT_JOB_QUEUED;
@@ -304,24 +339,30 @@ job_stamp(struct xcm_lu *lu, struct xt_job *job)
 						     job->cmd_time_out);
 }
 
+/* The queued job goes to a worker: the handler hands c on with its token. */
+static enum xt_sts
+hand_off(struct xt_scsi *c, const struct xt_job *job)
+{
+	c->job = job->token;
+	return XT_STS_QUEUED;
+}
+
 /* Answer the command now: GOOD or CHECK CONDITION with err's sense. */
-static int
-submit_answer(struct xcm_lu *lu, struct tcmulib_cmd *lc, struct xt_job *job,
+static enum xt_sts
+submit_answer(struct xt_lu *lu, struct xt_scsi *c, struct xt_job *job,
 	      enum xcm_status st, const struct xcm_err *err)
 {
 	job_free(job);
 	xt_count_cmd(lu, st == XCM_OK);
-	xt_stats_write(lu);
 	if (st == XCM_OK) {
-		return TCMU_STS_OK;
+		return XT_STS_GOOD;
 	}
-	return xt_fail_sense(lc, err);
+	return xt_fail_sense(c->sense, XT_SENSE_LEN, err);
 }
 
-int
-xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
+enum xt_sts
+xt_async_submit(struct xt_lu *lu, struct xt_scsi *c)
 {
-	struct tcmulib_cmd *lc = cmd->lib_cmd;
 	struct xcm_tpc_out_req req;
 	struct xt_job *job = NULL;
 	struct xcm_err err;
@@ -330,41 +371,52 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
 
 	memset(&err, 0, sizeof(err));
 	/* 83h: EXTENDED COPY LID1 (00h), LID4 (01h), COPY OPERATION ABORT (1Ch) */
-	st = xcm_tpc_out_cdb_check(lc->cdb, XCM_CDB16_LEN, &req, &err);
+	st = xcm_tpc_out_cdb_check(c->cdb, XCM_CDB16_LEN, &req, &err);
 	if (st == XCM_OK && req.sa == XCM_SA_COPY_OP_ABORT) {
-		return copy_op_abort(lu, lc, req.list_id);
+		return copy_op_abort(lu, c, req.list_id);
 	}
 	if (st != XCM_OK || req.plen == 0) {
 		/* PARAMETER LIST LENGTH 0: no data is moved, GOOD (check 2 of engine/param.c) */
-		return submit_answer(lu, lc, NULL, st, &err);
+		return submit_answer(lu, c, NULL, st, &err);
 	}
-	st = xt_job_parse(lu, lc, &req, &job, &err);   /* async_parse.c */
+	st = xt_job_parse(lu, c, &req, &job, &err);   /* async_parse.c */
 	if (st != XCM_OK) {
-		return submit_answer(lu, lc, job, st, &err);
+		return submit_answer(lu, c, job, st, &err);
 	}
 	job_stamp(lu, job);
 	rc = job_enqueue(lu, job, &st, &err);
 	if (rc < 0) {
-		return submit_answer(lu, lc, job, st, &err);
+		return submit_answer(lu, c, job, st, &err);
 	}
 	if (rc > 0) {
 		job_free(job);
-		pthread_mutex_lock(&lu->stats_lock);
-		lu->stats.busy++;
-		pthread_mutex_unlock(&lu->stats_lock);
-		xt_stats_write(lu);
+		XT_STAT_ADD(lu, busy, 1);
 		/* SAM-5: TASK SET FULL; the initiator retries later */
-		return TCMU_STS_NO_RESOURCE;
+		return XT_STS_TASK_SET_FULL;
 	}
-	/*
-	 * Hand it to the core as SYNCHRONIZE CACHE(16): lib_cmd->cdb is the
-	 * runner's own copy of the CDB (the ring is not touched), and the core
-	 * does not look at cmd_state on the flush path.
-	 */
-	cmd->cmd_state = (void *)(uintptr_t)job->token;
-	memset(lc->cdb, 0, XCM_CDB16_LEN);
-	lc->cdb[0] = OP_SYNC_CACHE_16;
-	return TCMU_STS_NOT_HANDLED;
+	return hand_off(c, job);
+}
+
+enum xt_sts
+xt_async_submit_blk(struct xt_lu *lu, struct xt_scsi *c,
+		    enum xt_sts (*run)(struct xt_job *job, struct xt_scsi *c), void *arg)
+{
+	struct xt_job *job = calloc(1, sizeof(*job));
+	struct xcm_err err;
+	enum xcm_status st;
+
+	if (job == NULL) {
+		free(arg);
+		return XT_STS_TASK_SET_FULL;
+	}
+	job->blk_run = run;
+	job->blk = arg;
+	job_stamp(lu, job);
+	if (job_enqueue(lu, job, &st, &err) != 0) {
+		job_free(job);
+		return XT_STS_TASK_SET_FULL;   /* (or closing) */
+	}
+	return hand_off(c, job);
 }
 
 /*
@@ -372,27 +424,29 @@ xt_async_submit(struct xcm_lu *lu, struct tcmur_cmd *cmd)
  * closing); NULL if it is gone (dropped after its timeout).
  */
 static struct xt_job *
-job_claim(struct xcm_lu *lu, uint64_t token)
+job_claim(struct xt_lu *lu, uint64_t token, bool blk)
 {
 	struct xt_job *job;
 	struct xt_nexus_set sessions;
 	bool have;
 
 	/* configfs walk here on the worker, not on the command thread (nexus.c) */
-	have = xt_held_sessions(lu, &sessions);
-	pthread_mutex_lock(&lu->as.lock);
-	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
-	for (job = lu->as.jobs; job != NULL && job->token != token; job = job->next) {
+	have = !blk && xt_held_sessions(lu, &sessions);
+	pthread_mutex_lock(&lu->cm->as.lock);
+	if (!blk) {
+		xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
+	}
+	for (job = lu->cm->as.jobs; job != NULL && job->token != token; job = job->next) {
 	}
 	if (job == NULL || job->state != XT_JOB_QUEUED) {
-		pthread_mutex_unlock(&lu->as.lock);
+		pthread_mutex_unlock(&lu->cm->as.lock);
 		return NULL;
 	}
 	job->state = XT_JOB_RUNNING;
-	if (lu->as.closing) {
+	if (lu->cm->as.closing) {
 		atomic_store(&job->stop, XT_STOP_CLOSE);
 	}
-	pthread_mutex_unlock(&lu->as.lock);
+	pthread_mutex_unlock(&lu->cm->as.lock);
 	return job;
 }
 
@@ -402,28 +456,30 @@ job_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 	    uint8_t *sense, size_t *sense_len)
 {
 	enum xcm_status st;
-	int old_nice;
 
 	memset(err, 0, sizeof(*err));
-	/* the worker yields the CPU to the LU's I/O while it copies (file_copy.c) */
-	old_nice = xt_nice_lower(job->lu->cfg.copy_nice);
-	xt_wb_init(&job->wb);
-	st = job->odx != NULL ? xt_cm_odx()->execute(job, res, err) : xt_execute(job, res, err);
-	xt_nice_restore(old_nice);
+	/* the copy's bounds and stop request, for the stores (store/store.h) */
+	job->copy.self = job->lu;
+	job->copy.deadline_ms = job->deadline_ms;
+	job->copy.cmd_time_out = job->cmd_time_out;
+	job->copy.stop = &job->stop;
+	xt_copy_start(&job->copy);   /* and the worker yields the CPU while it copies */
+	st = job->odx != NULL ? job->lu->cm->odx->execute(job, res, err) : xt_execute(job, res, err);
+	xt_copy_end(&job->copy);
 	*sense_len = 0;
 	if (st != XCM_OK) {
 		memset(sense, 0, XCM_SENSE_MAX);
 		*sense_len = xcm_sense_build(err, err->fwd_valid, sense, XCM_SENSE_MAX);
-		tcmu_dev_dbg(job->lu->dev, "xcopy: %s (%u segments done)\n",
-			     xcm_status_info(st)->name, res->segs_processed);
+		xt_lu_dbg(job->lu, "xcopy: %s (%u segments done)\n",
+			  xcm_status_info(st)->name, res->segs_processed);
 	}
 	return st;
 }
 
 bool
-xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
+xt_async_run(struct xt_lu *lu, struct xt_scsi *c, enum xt_sts *sts)
 {
-	uint64_t token = (uint64_t)(uintptr_t)cmd->cmd_state;
+	uint64_t token = c->job;
 	uint8_t sense[XCM_SENSE_MAX];
 	struct xcm_exec_result res;
 	struct xt_job *job;
@@ -435,11 +491,11 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	if (token == 0) {
 		return false;   /* a real SYNCHRONIZE CACHE */
 	}
-	job = job_claim(lu, token);
+	job = job_claim(lu, token, (token & BLK_TOKEN) != 0);
 	if (job == NULL) {
-		tcmu_dev_err(lu->dev, "xcopy: job %llu not found (dropped after its timeout)\n",
-			     (unsigned long long)token);
-		*sts = TCMU_STS_TIMEOUT;
+		xt_lu_err(lu, "xcopy: job %llu not found (dropped after its timeout)\n",
+			  (unsigned long long)token);
+		*sts = XT_STS_GONE;
 		return true;
 	}
 	/*
@@ -449,25 +505,34 @@ xt_async_run(struct xcm_lu *lu, struct tcmur_cmd *cmd, int *sts)
 	 * cancellation waits for that.
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+	if (job->blk_run != NULL) {
+		/* a block command: its own status and sense, nothing recorded */
+		*sts = job->blk_run(job, c);
+		pthread_mutex_lock(&lu->cm->as.lock);
+		job_unlink(lu, job);   /* last touch of lu, as below */
+		pthread_mutex_unlock(&lu->cm->as.lock);
+		job_free(job);
+		pthread_setcancelstate(cancel_state, NULL);
+		return true;
+	}
 	st = job_execute(job, &res, &err, sense, &sense_len);
 	xt_count_cmd(lu, st == XCM_OK);
-	xt_stats_write(lu);
 	/*
 	 * Last touch of lu: once the job is unlinked, a waiting close may free
 	 * the LU.
 	 */
-	pthread_mutex_lock(&lu->as.lock);
+	pthread_mutex_lock(&lu->cm->as.lock);
 	job_record(lu, job, st, &res, sense_len > 0 ? sense : NULL, sense_len);
 	job_unlink(lu, job);
-	pthread_mutex_unlock(&lu->as.lock);
+	pthread_mutex_unlock(&lu->cm->as.lock);
 	job_free(job);
-	*sts = st == XCM_OK ? TCMU_STS_OK : xt_fail_sense(cmd->lib_cmd, &err);
+	*sts = st == XCM_OK ? XT_STS_GOOD : xt_fail_sense(c->sense, XT_SENSE_LEN, &err);
 	pthread_setcancelstate(cancel_state, NULL);
 	return true;
 }
 
 enum xcm_status
-xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *w,
+xt_async_rcr(struct xt_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *w,
 	     struct xcm_err *err)
 {
 	struct xcm_copy_status cs;
@@ -477,7 +542,7 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 	bool have;
 
 	have = xt_held_sessions(lu, &sessions);   /* configfs walk, outside the lock */
-	pthread_mutex_lock(&lu->as.lock);
+	pthread_mutex_lock(&lu->cm->as.lock);
 	xt_held_apply(lu, have, &sessions);   /* a session arrived: held results go */
 	if (req->sa == XCM_SA_RCR_COPY_STATUS) {
 		job = job_find(lu, false, req->list_id);
@@ -488,28 +553,31 @@ xt_async_rcr(struct xcm_lu *lu, const struct xcm_rcr_req *req, struct xcm_wbuf *
 			cs.hdd = job->list.list_id_usage == XCM_LIST_ID_HOLD;
 			cs.segs_processed = (uint16_t)atomic_load(&job->segs_done);
 			xcm_copy_status_set_bytes(&cs, atomic_load(&job->bytes_done));
-			pthread_mutex_unlock(&lu->as.lock);
+			pthread_mutex_unlock(&lu->cm->as.lock);
 			xcm_err_set(err, XCM_OK);
 			xcm_rcr_encode_copy_status(&cs, w);
 			return XCM_OK;
 		}
 	}
-	st = xcm_store_rcr(lu->store, xt_limits(), req, w, err);
-	pthread_mutex_unlock(&lu->as.lock);
+	st = xcm_store_rcr(lu->cm->store, xt_limits(), req, w, err);
+	pthread_mutex_unlock(&lu->cm->as.lock);
 	return st;
 }
 
 void
-xt_async_close(struct xcm_lu *lu)
+xt_async_close(struct xt_lu *lu)
 {
 	struct xt_job *job, *next;
 	bool running;
 
-	pthread_mutex_lock(&lu->as.lock);
-	lu->as.closing = true;
+	if (lu->cm == NULL) {
+		return;
+	}
+	pthread_mutex_lock(&lu->cm->as.lock);
+	lu->cm->as.closing = true;
 	for (;;) {
 		running = false;
-		for (job = lu->as.jobs; job != NULL; job = next) {
+		for (job = lu->cm->as.jobs; job != NULL; job = next) {
 			next = job->next;
 			if (job->state == XT_JOB_RUNNING) {
 				atomic_store(&job->stop, XT_STOP_CLOSE);
@@ -527,31 +595,9 @@ xt_async_close(struct xcm_lu *lu)
 			break;
 		}
 		/* each job stops at its next chunk boundary */
-		pthread_cond_wait(&lu->as.changed, &lu->as.lock);
+		pthread_cond_wait(&lu->cm->as.changed, &lu->cm->as.lock);
 	}
-	pthread_mutex_unlock(&lu->as.lock);
-	pthread_cond_destroy(&lu->as.changed);
-	pthread_mutex_destroy(&lu->as.lock);
-}
-
-/*
- * The dispatch above depends on tcmu-runner 1.5.4's generic command path
- * (target/README.md). Its executable carries its version as a C string; a
- * runner without "1.5.4" is refused. (The plugin harness carries the same
- * string: it reproduces that dispatch.)
- */
-const char *
-xt_runner_unsupported(void)
-{
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0) {
-		return "cannot read /proc/self/exe to check the tcmu-runner version";
-	}
-	ok = xt_fd_has_cstring(fd, "1.5.4");
-	close(fd);
-	return ok ? NULL
-		  : "the running tcmu-runner is not version 1.5.4 (EXTENDED COPY runs on its "
-		    "worker pool through the 1.5.4 flush path)";
+	pthread_mutex_unlock(&lu->cm->as.lock);
+	pthread_cond_destroy(&lu->cm->as.changed);
+	pthread_mutex_destroy(&lu->cm->as.lock);
 }

@@ -27,11 +27,11 @@ xt_limits(void)
 	return &g_limits;
 }
 
-int
-xt_fail_sense(struct tcmulib_cmd *lc, const struct xcm_err *err)
+enum xt_sts
+xt_fail_sense(uint8_t *sense, size_t cap, const struct xcm_err *err)
 {
-	memset(lc->sense_buf, 0, sizeof(lc->sense_buf));
+	memset(sense, 0, cap);
 	/* fixed format (70h) unless forwarded sense needs descriptor format (72h) */
-	xcm_sense_build(err, err->fwd_valid, lc->sense_buf, sizeof(lc->sense_buf));
-	return TCMU_STS_PASSTHROUGH_ERR;
+	xcm_sense_build(err, err->fwd_valid, sense, cap);
+	return XT_STS_CHECK;
 }

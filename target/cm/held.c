@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Held results and sessions (target/README.md "Held results and sessions"):
+ * Held results and sessions (docs/target-commands.md "Held results and sessions"):
  * before every RECEIVE COPY RESULTS / RECEIVE COPY STATUS is answered and
  * before every EXTENDED COPY runs, the LU's completed held results are
  * discarded when a session arrived at the LU since the last such command
@@ -17,45 +17,43 @@ store_clock(void *arg)
 }
 
 void
-xt_held_init(struct xcm_lu *lu)
+xt_held_init(struct xt_lu *lu)
 {
-	xcm_store_set_clock(lu->store, store_clock, NULL);
-	lu->nexus_known = false;
-	xt_nexus_set_init(&lu->nexus);
+	xcm_store_set_clock(lu->cm->store, store_clock, NULL);
+	lu->cm->nexus_known = false;
+	xt_nexus_set_init(&lu->cm->nexus);
 }
 
 bool
-xt_held_sessions(const struct xcm_lu *lu, struct xt_nexus_set *s)
+xt_held_sessions(const struct xt_lu *lu, struct xt_nexus_set *s)
 {
 	xt_nexus_set_init(s);
 	return lu->cfs_path[0] != '\0' && xt_nexus_sessions(xt_configfs_root(), lu->cfs_path, s) == 0;
 }
 
 void
-xt_held_apply(struct xcm_lu *lu, bool have, const struct xt_nexus_set *s)
+xt_held_apply(struct xt_lu *lu, bool have, const struct xt_nexus_set *s)
 {
 	uint32_t gone = 0, aged;
 
 	if (have) {
-		if (lu->nexus_known && xt_nexus_arrived(&lu->nexus, s)) {
-			gone = xcm_store_discard(lu->store);
+		if (lu->cm->nexus_known && xt_nexus_arrived(&lu->cm->nexus, s)) {
+			gone = xcm_store_discard(lu->cm->store);
 			if (gone > 0) {
-				tcmu_dev_info(lu->dev, "xcopy: held results of %u list(s) discarded: "
-					      "a new session can reach the LU\n", gone);
+				xt_lu_info(lu, "xcopy: held results of %u list(s) discarded: "
+					   "a new session can reach the LU\n", gone);
 			}
 		}
 		/* the current set: a session that left and comes back is an arrival */
-		lu->nexus = *s;
-		lu->nexus_known = true;
+		lu->cm->nexus = *s;
+		lu->cm->nexus_known = true;
 	}
-	aged = xcm_store_expire(lu->store, XT_HELD_LIFETIME_MS);
+	aged = xcm_store_expire(lu->cm->store, XT_HELD_LIFETIME_MS);
 	if (aged > 0) {
-		tcmu_dev_dbg(lu->dev, "xcopy: held results of %u list(s) expired\n", aged);
+		xt_lu_dbg(lu, "xcopy: held results of %u list(s) expired\n", aged);
 	}
 	if (gone + aged > 0) {
-		pthread_mutex_lock(&lu->stats_lock);
-		lu->stats.held_discarded += gone;
-		lu->stats.held_expired += aged;
-		pthread_mutex_unlock(&lu->stats_lock);
+		XT_STAT_ADD(lu, held_discarded, gone);
+		XT_STAT_ADD(lu, held_expired, aged);
 	}
 }

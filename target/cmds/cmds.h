@@ -22,7 +22,7 @@ enum xt_exec {
 	XT_X_RCR,       /* plugin: RECEIVE COPY RESULTS through the engine */
 	XT_X_INQUIRY,   /* plugin: VPD 00h and 8Fh; the core the rest */
 	XT_X_RSOC,      /* plugin: REPORT SUPPORTED OPERATION CODES */
-	XT_X_WSAME,     /* plugin: WRITE SAME with UNMAP and zeros (deallocated); else the core */
+	XT_X_WSAME,     /* plugin: WRITE SAME with UNMAP = 1 (write_same.c); UNMAP = 0: the core */
 };
 
 /* When the LU serves a command (a row's `when`, any combination). */

@@ -4,13 +4,14 @@
  *
  * A fault is armed on one LU, from its cfgstring (`?fault=KIND:N`, armed at
  * open) or at run time from a control file STATSDIR/<LU>.fault holding
- * `KIND:N` (or `off`), read and removed at the start of every EXTENDED COPY
- * that the process executes. Control files are read only when the runner's
- * environment has XCOPY_FAULT_CONTROL=1 (the lab sets it): a production
- * runner makes no system call for fault injection. It applies to the copy manager's own I/O on the
- * LU's backing file (the pread/pwrite loop of file_copy.c), not to the READ/WRITE
- * commands that tcmu-runner's core serves. N counts the calls of that kind
- * (reads from, or writes to, this LU's file; one call moves at most 1 MiB)
+ * `KIND:N` (or `off`), read and removed when the next copy first touches the
+ * LU (fault_store.c). Both only when the runner's environment has
+ * XCOPY_FAULT_CONTROL=1 (the lab sets it): only then are LUs' stores
+ * wrapped by the fault store, and a production runner makes no call and no
+ * system call for fault injection. It applies to the copies' I/O on the
+ * LU's store, not to the READ/WRITE commands that tcmu-runner's core
+ * serves. N counts the calls of that kind (reads from, or writes to, this
+ * LU's store; one call moves at most 1 MiB, as the read/write loops do)
  * from the moment the fault was armed; the Nth one fails, once:
  *
  *   read:N     the Nth pread fails with EIO (nothing read)
@@ -25,9 +26,10 @@
  *              disarmed (`off`): keeps a copy in flight, e.g. to kill the
  *              daemon in the middle of one
  *
- * While a fault is armed on the source or the destination, copies between
- * them use the pread/pwrite loop (no clone, no copy_file_range), so the
- * count means the same on every filesystem. State lives here, in a small
+ * The calls are counted as the read/write loop makes them over each range
+ * the engine hands the store (a chunk of a segment, at most the store's
+ * chunk, or a merged run of segments), 1 MiB each from the range's start;
+ * the copy itself runs production's algorithm (fault_store.c). State lives here, in a small
  * table keyed by the LU (the registry adds and removes entries), so an LU
  * without a fault pays one relaxed atomic load per I/O call.
  */
@@ -44,7 +46,7 @@
 #define XT_FAULT_SLOTS 64
 
 struct fault_slot {
-	const struct xcm_lu *lu;
+	const struct xt_lu *lu;
 	struct xt_fault_spec spec;
 	uint32_t reads;          /* calls counted since armed */
 	uint32_t writes;
@@ -55,6 +57,13 @@ struct fault_slot {
 static pthread_mutex_t g_fault_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_slot g_slots[XT_FAULT_SLOTS];
 static int g_armed;   /* slots with an armed, unfired fault (atomic) */
+
+/* The copy that last polled each LU's control file (xt_fault_poll_once). */
+#define XT_FAULT_POLLED 256
+static struct {
+	const struct xt_lu *lu;
+	uint64_t copy_id;
+} g_polled[XT_FAULT_POLLED];
 
 static const char *const g_kind_names[] = {
 	[XT_FAULT_NONE] = "off",
@@ -110,7 +119,7 @@ xt_fault_parse(const char *val, struct xt_fault_spec *out, char *why, size_t why
 
 /* Caller holds g_fault_lock. */
 static struct fault_slot *
-slot_of(const struct xcm_lu *lu)
+slot_of(const struct xt_lu *lu)
 {
 	size_t i;
 
@@ -146,7 +155,7 @@ slot_arm(struct fault_slot *s, const struct xt_fault_spec *spec)
 }
 
 void
-xt_fault_lu_add(const struct xcm_lu *lu)
+xt_fault_lu_add(const struct xt_lu *lu)
 {
 	struct fault_slot *s;
 
@@ -164,20 +173,21 @@ xt_fault_lu_add(const struct xcm_lu *lu)
 	}
 	pthread_mutex_unlock(&g_fault_lock);
 	if (s == NULL) {
-		tcmu_dev_err(lu->dev,
-			     "xcopy: fault=%s:%u not armed: more than %d LUs with faults\n",
-			     xt_fault_kind_name(lu->cfg.fault.kind), lu->cfg.fault.nth,
-			     XT_FAULT_SLOTS);
+		xt_lu_err(lu,
+			  "xcopy: fault=%s:%u not armed: more than %d LUs with faults\n",
+			  xt_fault_kind_name(lu->cfg.fault.kind), lu->cfg.fault.nth,
+			  XT_FAULT_SLOTS);
 	} else {
-		tcmu_dev_warn(lu->dev, "xcopy: fault injection armed on %s: %s:%u\n", lu->name,
-			      xt_fault_kind_name(lu->cfg.fault.kind), lu->cfg.fault.nth);
+		xt_lu_warn(lu, "xcopy: fault injection armed on %s: %s:%u\n", lu->name,
+			   xt_fault_kind_name(lu->cfg.fault.kind), lu->cfg.fault.nth);
 	}
 }
 
 void
-xt_fault_lu_remove(const struct xcm_lu *lu)
+xt_fault_lu_remove(const struct xt_lu *lu)
 {
 	struct fault_slot *s;
+	size_t i;
 
 	pthread_mutex_lock(&g_fault_lock);
 	s = slot_of(lu);
@@ -187,11 +197,46 @@ xt_fault_lu_remove(const struct xcm_lu *lu)
 		}
 		memset(s, 0, sizeof(*s));
 	}
+	for (i = 0; i < XT_FAULT_POLLED; i++) {
+		if (g_polled[i].lu == lu) {
+			g_polled[i].lu = NULL;
+		}
+	}
 	pthread_mutex_unlock(&g_fault_lock);
 }
 
 void
-xt_fault_poll(const struct xcm_lu *lu)
+xt_fault_poll_once(const struct xt_lu *lu, uint64_t copy_id)
+{
+	size_t i, free_at = XT_FAULT_POLLED;
+	bool seen = false;
+
+	if (!xt_env()->fault_injection) {
+		return;
+	}
+	pthread_mutex_lock(&g_fault_lock);
+	for (i = 0; i < XT_FAULT_POLLED; i++) {
+		if (g_polled[i].lu == lu) {
+			seen = g_polled[i].copy_id == copy_id;
+			g_polled[i].copy_id = copy_id;
+			break;
+		}
+		if (g_polled[i].lu == NULL && free_at == XT_FAULT_POLLED) {
+			free_at = i;
+		}
+	}
+	if (i == XT_FAULT_POLLED && free_at < XT_FAULT_POLLED) {
+		g_polled[free_at].lu = lu;   /* full: poll at every call (no entry) */
+		g_polled[free_at].copy_id = copy_id;
+	}
+	pthread_mutex_unlock(&g_fault_lock);
+	if (!seen) {
+		xt_fault_poll(lu);
+	}
+}
+
+void
+xt_fault_poll(const struct xt_lu *lu)
 {
 	struct xt_fault_spec spec;
 	struct fault_slot *s;
@@ -220,7 +265,7 @@ xt_fault_poll(const struct xcm_lu *lu)
 	text[n] = '\0';
 	text[strcspn(text, " \t\r\n")] = '\0';
 	if (xt_fault_parse(text, &spec, why, sizeof(why)) != 0) {
-		tcmu_dev_err(lu->dev, "xcopy: %s ignored: %s\n", path, why);
+		xt_lu_err(lu, "xcopy: %s ignored: %s\n", path, why);
 		return;
 	}
 	pthread_mutex_lock(&g_fault_lock);
@@ -233,12 +278,12 @@ xt_fault_poll(const struct xcm_lu *lu)
 		slot_arm(s, &spec);
 	}
 	pthread_mutex_unlock(&g_fault_lock);
-	tcmu_dev_warn(lu->dev, "xcopy: fault injection on %s from %s: %s:%u\n", lu->name, path,
-		      xt_fault_kind_name(spec.kind), spec.nth);
+	xt_lu_warn(lu, "xcopy: fault injection on %s from %s: %s:%u\n", lu->name, path,
+		   xt_fault_kind_name(spec.kind), spec.nth);
 }
 
 bool
-xt_fault_active(const struct xcm_lu *lu)
+xt_fault_active(const struct xt_lu *lu)
 {
 	struct fault_slot *s;
 	bool on;
@@ -251,6 +296,29 @@ xt_fault_active(const struct xcm_lu *lu)
 	on = s != NULL && slot_armed(s);
 	pthread_mutex_unlock(&g_fault_lock);
 	return on;
+}
+
+bool
+xt_fault_fires_in(const struct xt_lu *lu, bool write, uint32_t calls)
+{
+	struct fault_slot *s;
+	bool fires = false;
+
+	if (__atomic_load_n(&g_armed, __ATOMIC_RELAXED) == 0 || calls == 0) {
+		return false;
+	}
+	pthread_mutex_lock(&g_fault_lock);
+	s = slot_of(lu);
+	if (s != NULL && slot_armed(s) && s->spec.kind != XT_FAULT_DELAY) {
+		if (write) {
+			fires = s->enospc_next ||
+				(s->spec.kind != XT_FAULT_READ && s->writes + (uint64_t)calls >= s->spec.nth);
+		} else {
+			fires = s->spec.kind == XT_FAULT_READ && s->reads + (uint64_t)calls >= s->spec.nth;
+		}
+	}
+	pthread_mutex_unlock(&g_fault_lock);
+	return fires;
 }
 
 /* The Nth write of a write/enospc/short/shortok fault (under g_fault_lock). */
@@ -294,13 +362,14 @@ hit_read(struct fault_slot *s)
 }
 
 int
-xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
+xt_fault_gate(const struct xt_lu *lu, bool write, size_t *len, uint32_t *delay_ms)
 {
 	struct xt_fault_spec fired = { XT_FAULT_NONE, 0 };
 	struct fault_slot *s;
 	bool was_fired;
 	int rc;
 
+	*delay_ms = 0;
 	if (__atomic_load_n(&g_armed, __ATOMIC_RELAXED) == 0) {
 		return 0;
 	}
@@ -311,9 +380,8 @@ xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
 		return 0;
 	}
 	if (s->spec.kind == XT_FAULT_DELAY) {
-		fired.nth = s->spec.nth;
+		*delay_ms = s->spec.nth > 60000 ? 60000 : s->spec.nth;
 		pthread_mutex_unlock(&g_fault_lock);
-		usleep((useconds_t)(fired.nth > 60000 ? 60000 : fired.nth) * 1000);
 		return 0;
 	}
 	was_fired = s->fired;
@@ -327,13 +395,13 @@ xt_fault_io(const struct xcm_lu *lu, bool write, size_t *len)
 	}
 	pthread_mutex_unlock(&g_fault_lock);
 	if (fired.kind != XT_FAULT_NONE) {
-		tcmu_dev_warn(lu->dev, "xcopy: injected fault %s:%u on %s (%s of %zu bytes)\n",
-			      xt_fault_kind_name(fired.kind), fired.nth, lu->name,
-			      rc != 0 ? strerror(-rc) : "short write", *len);
+		xt_lu_warn(lu, "xcopy: injected fault %s:%u on %s (%s of %zu bytes)\n",
+			   xt_fault_kind_name(fired.kind), fired.nth, lu->name,
+			   rc != 0 ? strerror(-rc) : "short write", *len);
 	} else if (rc != 0) {
-		tcmu_dev_warn(lu->dev,
-			      "xcopy: injected fault short on %s: %s after the short write\n",
-			      lu->name, strerror(-rc));
+		xt_lu_warn(lu,
+			   "xcopy: injected fault short on %s: %s after the short write\n",
+			   lu->name, strerror(-rc));
 	}
 	return rc;
 }

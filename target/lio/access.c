@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The cross-LU access rule (target/README.md "Security boundary").
+ * The cross-LU access rule (docs/target-setup.md "Security boundary").
  *
  * TCMU does not tell userspace which initiator sent a command, so a copy
  * received on LU A may touch LU B only when EVERY initiator that can reach A
@@ -303,7 +303,7 @@ xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *wh
 }
 
 /* ------------------------------------------------------------------------ */
-/* Conditions of the command table (cmds.h)                                   */
+/* Conditions of the command table (cmds/cmds.h, asked by tcmu/)            */
 /* ------------------------------------------------------------------------ */
 
 /* Integer in file dir/name, or def if it cannot be read. */
@@ -365,30 +365,27 @@ lu_has_alua_group(const char *so)
 	return hit;
 }
 
-void
-xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s)
+bool
+xt_lio_alua(const struct xt_lu *lu)
+{
+	return lu->cfs_path[0] != '\0' && lu_has_alua_group(lu->cfs_path);
+}
+
+bool
+xt_lio_pr(const struct xt_lu *lu)
 {
 	char attrib[PATH_MAX];
 
-	s->engine = lu->cfg.xcopy == XT_XCOPY_ENGINE;
-	s->alua = false;
-	s->pr = false;
-	if (!probe || lu->cfs_path[0] == '\0') {
-		return;
-	}
-	s->alua = lu_has_alua_group(lu->cfs_path);
 	/*
 	 * LIO emulates PR IN/OUT and RESERVE/RELEASE for TCMU unless PR is
 	 * passed through (attrib/pgr_support 0) or disabled (emulate_pr 0).
 	 */
-	if (path_join(attrib, lu->cfs_path, "attrib")) {
-		s->pr = read_long(attrib, "pgr_support", 0) == 1 &&
-			read_long(attrib, "emulate_pr", 0) == 1;
-	}
+	return lu->cfs_path[0] != '\0' && path_join(attrib, lu->cfs_path, "attrib") &&
+	       read_long(attrib, "pgr_support", 0) == 1 && read_long(attrib, "emulate_pr", 0) == 1;
 }
 
 uint32_t
-xt_cmd_time_out(struct xcm_lu *lu)
+xt_cmd_time_out(struct xt_lu *lu)
 {
 	char p[PATH_MAX + 32], buf[32];
 	unsigned long v;
@@ -396,25 +393,43 @@ xt_cmd_time_out(struct xcm_lu *lu)
 	ssize_t n;
 	int fd;
 
+	__atomic_store_n(&lu->cmd_time_out_read_ms, xos_now_ms(), __ATOMIC_RELAXED);
 	if (lu->cfs_path[0] == '\0' ||
 	    snprintf(p, sizeof(p), "%s/attrib/cmd_time_out", lu->cfs_path) >= (int)sizeof(p)) {
-		return lu->cmd_time_out;
+		return xt_lu_cmd_time_out(lu);
 	}
 	fd = open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		return lu->cmd_time_out;
+		return xt_lu_cmd_time_out(lu);
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0) {
-		return lu->cmd_time_out;
+		return xt_lu_cmd_time_out(lu);
 	}
 	buf[n] = '\0';
 	errno = 0;
 	v = strtoul(buf, &end, 10);
 	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0') || v > UINT32_MAX) {
-		return lu->cmd_time_out;
+		return xt_lu_cmd_time_out(lu);
 	}
-	lu->cmd_time_out = (uint32_t)v;
-	return lu->cmd_time_out;
+	if (__atomic_exchange_n(&lu->cmd_time_out, (uint32_t)v, __ATOMIC_RELAXED) != (uint32_t)v) {
+		__atomic_add_fetch(&lu->cmd_time_out_gen, 1, __ATOMIC_RELEASE);
+	}
+	return (uint32_t)v;
+}
+
+uint32_t
+xt_cmd_time_out_follow(struct xt_lu *lu)
+{
+	uint64_t last = __atomic_load_n(&lu->cmd_time_out_read_ms, __ATOMIC_RELAXED);
+	uint64_t now = xos_now_ms();
+
+	/* one worker claims the re-read (the others keep the value they have) */
+	if (now - last >= XT_CMD_TIME_OUT_RECHECK_MS &&
+	    __atomic_compare_exchange_n(&lu->cmd_time_out_read_ms, &last, now, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		return xt_cmd_time_out(lu);
+	}
+	return xt_lu_cmd_time_out(lu);
 }

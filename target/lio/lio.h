@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "base/lu.h"
-#include "cmds/cmds.h"
 
 /* ------------------------------------------------------------------------ */
 /* Cross-LU access rule from configfs (access.c)                            */
@@ -38,19 +37,54 @@ bool xt_acl_maps(const char *acl, const char *so);
 
 /*
  * The LU's TCMU command timeout in seconds, re-read from configfs
- * (CFS_PATH/attrib/cmd_time_out; settable while the LU is not exported, so
- * read per command); the last value read (lu->cmd_time_out) if unreadable.
+ * (CFS_PATH/attrib/cmd_time_out); the last value read (lu->cmd_time_out) if
+ * unreadable. A read that finds it changed counts lu->cmd_time_out_gen up.
+ * Copies read it when queued (their deadline is the kernel's).
  */
-uint32_t xt_cmd_time_out(struct xcm_lu *lu);
+uint32_t xt_cmd_time_out(struct xt_lu *lu);
+/*
+ * The same for the ordinary I/O path (RBD READ/WRITE/flush): configfs is
+ * read again only when the last read is XT_CMD_TIME_OUT_RECHECK_MS old, by
+ * the one thread that claims it; every other call is an atomic load. The
+ * kernel refuses a change while a LUN exports the LU and sends the runner no
+ * event for it (reconfig carries only dev_config, dev_size and the write
+ * cache), so a change reaches the I/O path at most that late.
+ */
+uint32_t xt_cmd_time_out_follow(struct xt_lu *lu);
+#define XT_CMD_TIME_OUT_RECHECK_MS 1000
 
 /* TCMU's default cmd_time_out (seconds), assumed when configfs cannot be read */
 #define XT_CMD_TIME_OUT_DEFAULT 30
 
 /*
- * The LU's state for the command table (access.c): mode from the cfgstring,
- * ALUA and PR conditions read from configfs (only when reporting).
+ * access.c: what configfs says of the conditions of the command table
+ * (tcmu/ puts them in cmds/' struct xt_lu_state). xt_lio_alua: the LU has an
+ * ALUA target port group other than default_tg_pt_gp with members (the
+ * core then answers RTPG/STPG); xt_lio_pr: LIO emulates PR (attrib/
+ * pgr_support = 1 and emulate_pr = 1). false when configfs cannot tell.
  */
-void xt_lu_state_get(const struct xcm_lu *lu, bool probe, struct xt_lu_state *s);
+bool xt_lio_alua(const struct xt_lu *lu);
+bool xt_lio_pr(const struct xt_lu *lu);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions of a LU (lio/nexus.c fills the set)                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The sessions that can reach a LU as configfs shows them (nexus.c): a sorted
+ * set of 64-bit hashes, one per session identity (per TPG exporting the LU:
+ * the TPG, its tcm_loop nexus, each demo-mode session line, each mapping
+ * ACL's current session id, the iSCSI login counter's value). At most
+ * XT_NEXUS_MAX elements; past that, overflow is set and only sum (of all
+ * elements, order-independent) is compared.
+ */
+#define XT_NEXUS_MAX 256
+struct xt_nexus_set {
+	uint32_t n;
+	bool overflow;
+	uint64_t sum;
+	uint64_t el[XT_NEXUS_MAX];        /* ascending, no duplicates */
+};
 
 /* ------------------------------------------------------------------------ */
 /* Sessions that can reach a LU (nexus.c)                                   */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The sessions that can reach a LU, as a set (target/README.md "Held results
+ * The sessions that can reach a LU, as a set (docs/target-commands.md "Held results
  * and sessions"); held.c uses it to scope held results.
  *
  * SPC-4 keeps the results of an EXTENDED COPY (the list identifier, COPY
@@ -31,7 +31,7 @@
  * arrived. Keeping results after a departure means the results of a departed
  * sender may outlive it until the next arrival or XT_HELD_LIFETIME_MS, which
  * no initiator can observe (the sender is gone; the ones still logged in were
- * there when the copy ran, the limit stated in target/README.md). Discarding
+ * there when the copy ran, the limit stated in docs/target-commands.md). Discarding
  * on departures instead lost the results of the session that was still
  * asking for them when another one logged out in between (libiscsi's
  * iscsi-test-cu: its probe session's logout).

@@ -24,9 +24,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "fault/fault.h"
 #include "odx/odx.h"
-#include "store/file/store_file.h"
 #include "store/store.h"
 #include "xos.h"
 
@@ -42,14 +40,14 @@ tl_init(void)
 }
 
 const struct xcm_tok_limits *
-xt_tok_limits(const struct xcm_lu *lu)
+xt_tok_limits(const struct xt_lu *lu)
 {
 	pthread_once(&g_tl_once, tl_init);
 	return lu->reflink ? &g_tl_pit : &g_tl_vuln;
 }
 
 enum xcm_status
-xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *req, const uint8_t *plist,
+xt_odx_parse(struct xt_lu *lu, const struct xcm_tpc_out_req *req, const uint8_t *plist,
 	     uint32_t have, struct xt_job *job, struct xcm_err *err)
 {
 	struct xt_odx_op *op = calloc(1, sizeof(*op));
@@ -61,7 +59,7 @@ xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *req, const uint8_t
 	}
 	op->sa = req->sa;
 	st = xcm_tok_list_parse(req->sa, req->plen, xcm_span_make(plist, have), xt_tok_limits(lu),
-				tcmu_dev_get_num_lbas(lu->dev), tcmu_dev_get_block_size(lu->dev),
+				xt_lu_num_lbas(lu), xt_lu_block_size(lu),
 				&op->l, err);
 	if (st != XCM_OK) {
 		free(op);
@@ -95,14 +93,14 @@ xt_odx_stop(const struct xt_job *job)
 }
 
 /*
- * A backing-file view of a token's snapshot for copy.c and store_copy.c: an
- * LU of the file store (so xt_lu_copy can take it to any destination), no
- * registry entry, no faults; free() releases it.
+ * A view of a token's snapshot: an LU of lu's store on the snapshot file
+ * (so xt_lu_copy can take it to any destination), no registry entry, no
+ * faults; free() releases it.
  */
-struct xcm_lu *
-xt_odx_snap_view(const struct xcm_lu *lu, int fd)
+struct xt_lu *
+xt_odx_snap_view(const struct xt_lu *lu, int fd)
 {
-	struct xcm_lu *v = xt_file_view(lu, fd);
+	struct xt_lu *v = xt_lu_snap_view(lu, fd);
 
 	if (v == NULL) {
 		return NULL;
@@ -112,54 +110,55 @@ xt_odx_snap_view(const struct xcm_lu *lu, int fd)
 	return v;
 }
 
-/* Copy [off, off + len) of src to dst at doff, clone-aligned middle part apart. */
+/* Copy r into the snapshot by the LU's policy (clones where aligned); not counted. */
 static int
-copy_part(struct xt_job *job, const struct xcm_lu *src, uint64_t off, const struct xcm_lu *dst,
-	  uint64_t doff, uint64_t len, struct xt_copy_acct *acct)
+copy_part(struct xt_job *job, const struct xt_range *r)
 {
-	const struct xcm_lu *self = job->lu;
-	unsigned int nb = 1;
-	bool at_dst = false;
-	uint64_t done = 0;
+	struct xt_copy *c = &job->copy;
+	const struct xt_copy_acct keep = c->acct;
+	int rc;
 
-	while (len > XT_CHUNK && nb < XT_PAR_PIECES &&
-	       (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
-		nb++;
-	}
-	return xt_par_copy(src, off, dst, doff, len, job->bounce, nb, self->cfg.clone,
-			   self->cfg.cfr, acct, &at_dst, &done);
+	c->clone = job->lu->cfg.clone;
+	c->cfr = job->lu->cfg.cfr;
+	c->merged = false;
+	c->write_behind = false;
+	rc = xt_lu_copy(c, r);
+	c->acct = keep;
+	return rc;
 }
 
 /* PT on a reflink store: each range into the snapshot at its own offset. */
 static enum xcm_status
 snapshot(struct xt_job *job, struct xt_tok *tok, struct xcm_err *err)
 {
-	struct xcm_lu *lu = job->lu, *v = NULL;
-	uint64_t size = tcmu_dev_get_num_lbas(lu->dev) * tok->block_len, done = 0;
-	struct xt_copy_acct acct = { 0 };
+	struct xt_lu *lu = job->lu, *v = NULL;
+	uint64_t size = xt_lu_num_lbas(lu) * tok->block_len, done = 0;
 	enum xcm_status st = XCM_OK;
 	uint32_t i;
 	int rc = 0;
 
-	tok->snap_fd = xt_file_tmpfile(lu);
-	if (tok->snap_fd < 0 || ftruncate(tok->snap_fd, (off_t)size) != 0 ||
-	    (v = xt_odx_snap_view(lu, tok->snap_fd)) == NULL) {
-		rc = -errno;
+	tok->snap_fd = xt_lu_snap_file(lu, size);
+	if (tok->snap_fd < 0) {
+		rc = tok->snap_fd;
+		tok->snap_fd = -1;
+	} else if ((v = xt_odx_snap_view(lu, tok->snap_fd)) == NULL) {
+		rc = -ENOMEM;
 	}
 	for (i = 0; rc == 0 && st == XCM_OK && i < tok->nranges; i++) {
 		uint64_t off = tok->range[i].lba * tok->block_len;
 		uint64_t len = (uint64_t)tok->range[i].count * tok->block_len;
+		const struct xt_range r = { lu, off, v, off, len };
 
 		st = xt_odx_stop(job);
 		if (st == XCM_OK) {
-			rc = copy_part(job, lu, off, v, off, len, &acct);
+			rc = copy_part(job, &r);
 			done += len;
 			atomic_store(&job->bytes_done, done);
 		}
 	}
 	free(v);
 	if (st == XCM_OK && rc != 0) {
-		tcmu_dev_err(lu->dev, "xcopy: POPULATE TOKEN snapshot failed: %s\n", strerror(-rc));
+		xt_lu_err(lu, "xcopy: POPULATE TOKEN snapshot failed: %s\n", strerror(-rc));
 		st = XCM_E_NO_ROD_RESOURCES;
 	}
 	xcm_err_set(err, st);
@@ -168,10 +167,10 @@ snapshot(struct xt_job *job, struct xt_tok *tok, struct xcm_err *err)
 
 /* The token's bytes: identifier, creator (NAA of the unit serial), random part. */
 static enum xcm_status
-token_make(struct xcm_lu *lu, struct xt_tok *tok, uint32_t rod_type, struct xcm_err *err)
+token_make(struct xt_lu *lu, struct xt_tok *tok, uint32_t rod_type, struct xcm_err *err)
 {
 	struct xcm_rod_token rt;
-	char *serial = tcmu_cfgfs_dev_get_wwn(lu->dev);
+	char *serial = xt_lu_serial(lu);
 	size_t got = 0;
 	ssize_t n;
 
@@ -205,9 +204,9 @@ token_make(struct xcm_lu *lu, struct xt_tok *tok, uint32_t rod_type, struct xcm_
 static enum xcm_status
 pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
-	struct xcm_lu *lu = job->lu;
+	struct xt_lu *lu = job->lu;
 	const struct xcm_tok_list *l = &job->odx->l;
-	uint32_t bs = tcmu_dev_get_block_size(lu->dev);
+	uint32_t bs = xt_lu_block_size(lu);
 	bool snap = lu->reflink && l->rod_type != XCM_ROD_TYPE_PIT_VULNERABLE;
 	uint64_t total = l->total_blocks * bs;
 	struct xt_tok *tok;
@@ -218,8 +217,8 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	if (lu->ops->token_guard != NULL &&
 	    lu->ops->token_guard(lu, false, why, sizeof(why)) != 0) {
 		/* a token another client could change behind it: none (the host copies itself) */
-		tcmu_dev_warn(lu->dev, "xcopy: POPULATE TOKEN list %u: no token: %s\n",
-			      job->list.list_id4, why);
+		xt_lu_warn(lu, "xcopy: POPULATE TOKEN list %u: no token: %s\n",
+			   job->list.list_id4, why);
 		xcm_err_set(err, XCM_E_NO_TOKEN_RESOURCES);
 		return err->status;
 	}
@@ -257,9 +256,9 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	}
 	xt_tok_insert(lu->tok, tok);
 	res->bytes = total;
-	tcmu_dev_dbg(lu->dev, "xcopy: POPULATE TOKEN list %u: %u ranges, %llu bytes%s\n",
-		     tok->list_id, tok->nranges, (unsigned long long)total,
-		     snap ? ", point-in-time snapshot" : ", change vulnerable");
+	xt_lu_dbg(lu, "xcopy: POPULATE TOKEN list %u: %u ranges, %llu bytes%s\n",
+		  tok->list_id, tok->nranges, (unsigned long long)total,
+		  snap ? ", point-in-time snapshot" : ", change vulnerable");
 	return XCM_OK;
 }
 
@@ -270,9 +269,9 @@ pt_run(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 enum xcm_status
 xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
-	struct xcm_lu *lu = job->lu;
+	struct xt_lu *lu = job->lu;
 	const struct xcm_tok_list *l = &job->odx->l;
-	uint32_t bs = tcmu_dev_get_block_size(lu->dev), i;
+	uint32_t bs = xt_lu_block_size(lu), i;
 
 	for (i = 0; i < l->nranges; i++) {
 		uint64_t off = l->range[i].lba * bs, len = (uint64_t)l->range[i].count * bs, done;
@@ -283,7 +282,7 @@ xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err
 		if (len > 0 && lu->ops->write_zeroes != NULL) {
 			rc = lu->ops->write_zeroes(lu, off, len, &done);
 		} else if (len > 0) {
-			rc = lu->ops->zero(lu, off, len);   /* RBD: librbd write-zeroes */
+			rc = lu->ops->zero(lu, off, len, 0);   /* RBD: librbd write-zeroes */
 		}
 		res->bytes += rc == 0 ? len : done;
 		if (rc != 0) {
@@ -310,6 +309,11 @@ xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *
 	}
 	st = job->odx->sa == XCM_SA_POPULATE_TOKEN ? pt_run(job, res, err)
 						   : xt_odx_wut(job, res, err);
+	/* WUT writes the receiving LU: with WCE = 0 on the medium before GOOD */
+	if (st == XCM_OK && job->odx->sa != XCM_SA_POPULATE_TOKEN && xt_lu_durable(job->lu) != 0) {
+		xcm_err_set(err, XCM_E_CA_DEVICE_FAILURE);
+		st = err->status;
+	}
 	/* SPC-4 6.19.4: SEGMENTS PROCESSED stays 0 for token commands */
 	res->segs_processed = 0;
 	return st;

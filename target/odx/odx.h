@@ -18,19 +18,19 @@ struct xt_odx_op {
 	struct xcm_tok_list l;
 };
 /* The token limits of lu (reflink stores make persistent point-in-time tokens). */
-const struct xcm_tok_limits *xt_tok_limits(const struct xcm_lu *lu);
+const struct xcm_tok_limits *xt_tok_limits(const struct xt_lu *lu);
 /* Parse a PT/WUT list (command thread) into job->odx, job->list ids. */
-enum xcm_status xt_odx_parse(struct xcm_lu *lu, const struct xcm_tpc_out_req *req,
+enum xcm_status xt_odx_parse(struct xt_lu *lu, const struct xcm_tpc_out_req *req,
 			     const uint8_t *plist, uint32_t have, struct xt_job *job,
 			     struct xcm_err *err);
 /* Run a PT/WUT job (worker). */
 enum xcm_status xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res,
 			       struct xcm_err *err);
-/* xt_odx_parse and xt_odx_execute, for xt_cm_set_odx (handler_init) */
+/* xt_odx_parse and xt_odx_execute: the handler hands this table to each LU at open (xt_cm_init) */
 extern const struct xt_odx_ops xt_odx_ops;
 /* odx.c helpers for odx_wut.c */
 enum xcm_status xt_odx_stop(const struct xt_job *job);
-struct xcm_lu *xt_odx_snap_view(const struct xcm_lu *lu, int fd);
+struct xt_lu *xt_odx_snap_view(const struct xt_lu *lu, int fd);
 enum xcm_status xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
 enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
 

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault/fault.h"
 #include "lio/lio.h"
 #include "odx/odx.h"
 #include "store/store.h"
@@ -19,7 +18,7 @@
 /* Where the source bytes of a token are, and how far a WUT has gone in them. */
 struct src_pos {
 	const struct xt_tok *tok;
-	const struct xcm_lu *from;        /* the creator LU or a view of the snapshot */
+	const struct xt_lu *from;        /* the creator LU or a view of the snapshot */
 	uint32_t i;                       /* range index */
 	uint64_t in;                      /* bytes into range i */
 };
@@ -47,20 +46,16 @@ src_seek(struct src_pos *p, uint64_t skip)
 /* Copy into one destination range; *moved = bytes written. */
 static enum xcm_status
 copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
-	   struct xt_copy_acct *acct, uint64_t *moved)
+	   uint64_t *moved)
 {
-	struct xcm_lu *self = job->lu;
-	/*
-	 * 1 MiB chunks while a fault is armed (the tests count calls); between
-	 * two LUs whose store copies itself (RBD) XT_RBD_CHUNK; else 4 MiB.
-	 */
-	const uint64_t chunk_max = xt_fault_active(self) || xt_fault_active(p->from) ? XT_CHUNK
-				   : xt_lu_store_copies(p->from, self)	     ? XT_RBD_CHUNK
-									     : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	struct xt_lu *self = job->lu;
+	struct xt_copy *c = &job->copy;
+	/* between two LUs whose store copies inside itself (RBD) its chunk; else 4 MiB */
+	const uint64_t store_chunk = xt_lu_store_chunk(p->from, self);
+	const uint64_t chunk_max =
+		store_chunk != 0 ? store_chunk : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
+	struct xt_range r;
 	enum xcm_status st;
-	unsigned int nb;
-	bool at_dst;
-	uint64_t done;
 	int rc;
 
 	while (dlen > 0 && p->i < p->tok->nranges) {
@@ -73,17 +68,17 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		if (st != XCM_OK) {
 			return st;
 		}
-		for (nb = 1; n > XT_CHUNK && nb < XT_PAR_PIECES &&
-		     (job->bounce[nb] != NULL || (job->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL);
-		     nb++) {
-		}
 		xt_tok_note_write(self, doff, n);
 		/* by the two LUs' stores (store_copy.c): files, RBD copy-from, or the gateway */
-		rc = xt_lu_copy((struct xcm_lu *)p->from, soff, self, doff, n, job->bounce, nb,
-				self->cfg.clone, self->cfg.cfr, acct, &at_dst, &done);
+		r = (struct xt_range){ (struct xt_lu *)p->from, soff, self, doff, n };
+		c->clone = self->cfg.clone;
+		c->cfr = self->cfg.cfr;
+		c->merged = false;
+		c->write_behind = false;
+		rc = xt_lu_copy(c, &r);
 		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
 		if (rc != 0) {
-			*moved += done;
+			*moved += c->done;
 			return XCM_E_CA_DEVICE_FAILURE;
 		}
 		*moved += n;
@@ -104,10 +99,10 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
  * drops (xt_lu_release) once done with it, so that LU stays open meanwhile.
  */
 static enum xcm_status
-token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu **out,
+token_owner(struct xt_lu *self, const struct xcm_rod_token *rt, struct xt_lu **out,
 	    bool *held, struct xcm_err *err)
 {
-	struct xcm_lu *owner = self;
+	struct xt_lu *owner = self;
 	char why[512];
 
 	*held = false;
@@ -123,11 +118,9 @@ token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu *
 	    (self->cfs_path[0] == '\0' || owner->cfs_path[0] == '\0' ||
 	     xt_access_check(xt_configfs_root(), self->cfs_path, owner->cfs_path, why,
 			     sizeof(why)) != 0)) {
-		tcmu_dev_info(self->dev, "xcopy: WRITE USING TOKEN with a token of LU %s refused: %s\n",
-			      owner->name, owner->cfs_path[0] == '\0' ? "configfs path unknown" : why);
-		pthread_mutex_lock(&self->stats_lock);
-		self->stats.denied++;
-		pthread_mutex_unlock(&self->stats_lock);
+		xt_lu_info(self, "xcopy: WRITE USING TOKEN with a token of LU %s refused: %s\n",
+			   owner->name, owner->cfs_path[0] == '\0' ? "configfs path unknown" : why);
+		XT_STAT_ADD(self, denied, 1);
 		if (*held) {
 			xt_lu_release(owner);
 			*held = false;
@@ -142,15 +135,12 @@ token_owner(struct xcm_lu *self, const struct xcm_rod_token *rt, struct xcm_lu *
 
 /* Pair the token's bytes (from OFFSET INTO ROD on) with the destination ranges. */
 static enum xcm_status
-wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
+wut_copy(struct xt_job *job, struct xt_lu *owner, struct xt_tok *tok,
 	 struct xcm_exec_result *res, struct xcm_err *err)
 {
-	struct xcm_lu *self = job->lu, *view = NULL;
+	struct xt_lu *self = job->lu, *view = NULL;
 	const struct xcm_tok_list *l = &job->odx->l;
-	uint32_t bs = tcmu_dev_get_block_size(self->dev), i;
-	/* the job's bounds, for a store that waits on a cluster (store_rbd.c) */
-	struct xt_copy_acct acct = { .deadline_ms = job->deadline_ms,
-				     .cmd_time_out = job->cmd_time_out };
+	uint32_t bs = xt_lu_block_size(self), i;
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
 	char why[256];
@@ -167,8 +157,8 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	if (owner->ops->token_guard != NULL &&
 	    owner->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
 		/* another client may have written the source: the token no longer stands */
-		tcmu_dev_warn(self->dev, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
-			      owner->name, why);
+		xt_lu_warn(self, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
+			   owner->name, why);
 		xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
 		return err->status;
 	}
@@ -182,13 +172,11 @@ wut_copy(struct xt_job *job, struct xcm_lu *owner, struct xt_tok *tok,
 	}
 	for (i = 0; i < l->nranges && st == XCM_OK; i++) {
 		st = copy_range(job, &p, l->range[i].lba * bs, (uint64_t)l->range[i].count * bs,
-				&acct, &res->bytes);
+				&res->bytes);
 	}
 	free(view);
-	pthread_mutex_lock(&self->stats_lock);
-	self->stats.bytes += res->bytes;
-	xt_stats_add_acct(&self->stats, &acct);
-	pthread_mutex_unlock(&self->stats_lock);
+	XT_STAT_ADD(self, bytes, res->bytes);
+	xt_stats_add_acct(self, &job->copy.acct);
 	if (st != XCM_OK) {
 		xcm_err_set(err, st);
 	}
@@ -199,7 +187,7 @@ enum xcm_status
 xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
 	const struct xcm_tok_list *l = &job->odx->l;
-	struct xcm_lu *owner = NULL;
+	struct xt_lu *owner = NULL;
 	bool held = false;
 	struct xcm_rod_token rt;
 	struct xt_tok *tok = NULL;
@@ -217,7 +205,6 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 		xcm_err_set(err, XCM_E_TOKEN_UNSUPPORTED);
 		return err->status;
 	}
-	xt_fault_poll(job->lu);
 	st = token_owner(job->lu, &rt, &owner, &held, err);
 	if (st == XCM_OK) {
 		st = xt_tok_get(owner->tok, l->token, &tok, err);

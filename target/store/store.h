@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * EXTENDED COPY data movement between two LUs, dispatched by their
- * stores (store_copy.c): file to file, inside one store, or through this
- * process. The store ops table itself is in base/lu.h.
+ * The store layer: every byte any layer above moves goes through here or
+ * through a LU's store ops (base/lu.h). EXTENDED COPY data movement between
+ * two LUs dispatched by their stores (store_copy.c), the store a cfgstring
+ * names, durability with WCE = 0, token snapshots (store.c).
  */
 #ifndef TARGET_STORE_H
 #define TARGET_STORE_H
@@ -11,32 +12,56 @@
 #include <stdint.h>
 
 #include "base/lu.h"
-#include "store/rbd/store_rbd.h"   /* XT_RBD_CHUNK */
 
 /*
- * store_copy.c: one chunk of an EXTENDED COPY segment between two LUs,
- * dispatched by their stores: file to file by xt_par_copy (bounce[0..nb));
- * (clone, cfr: the receiving LU's policy); two LUs of a store with a copy
- * op by that op; anything else (file and RBD) by the stores' io through bounce[0] (XT_BOUNCE_LEN) in this process,
- * backwards for overlapping ranges of one LU moving up. 0 or -errno with
- * *at_dst, *done.
+ * store_copy.c, around one job's copies: xt_copy_start (c->self and the job
+ * part set; bounce[0] allocated) gives c its id, clears its accounting and
+ * write-behind and lowers the thread's nice value to self's copy_nice;
+ * xt_copy_end restores it; xt_copy_free frees the bounce buffers.
  */
-int xt_lu_copy(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff,
-	       uint64_t len, uint8_t *const *bounce, unsigned int nb, enum xt_clone clone,
-	       enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
+void xt_copy_start(struct xt_copy *c);
+void xt_copy_end(struct xt_copy *c);
+void xt_copy_free(struct xt_copy *c);
 /*
- * Do src and dst share a store whose copy op moves the bytes itself (two
- * RBD LUs: copy-from inside the cluster), with no fault armed on either?
+ * store_copy.c: one chunk r of a copy between two LUs, by c's policy,
+ * dispatched by their stores: two LUs of a store with a copy op by that op
+ * (file to file: clone, cfr, read/write, parallel pieces); anything else
+ * (file and RBD) by the stores' io through c->bounce[0] in this process,
+ * backwards for overlapping ranges of one LU moving up. With
+ * c->write_behind, the chunk is then written back behind the copy. 0, or
+ * -errno with c->at_dst and c->done.
  */
-bool xt_lu_store_copies(const struct xcm_lu *src, const struct xcm_lu *dst);
+int xt_lu_copy(struct xt_copy *c, const struct xt_range *r);
 /*
- * The most bounce buffers xt_lu_copy uses between src and dst: XT_PAR_PIECES
- * where it copies in parallel pieces (file to file), else 1.
+ * The chunk of a store that copies between src and dst inside itself (two
+ * RBD LUs: copy-from inside the cluster, XT_RBD_CHUNK), 0 if they do not:
+ * the most one merged run and one WRITE USING TOKEN chunk take.
  */
-unsigned int xt_lu_copy_pieces(const struct xcm_lu *src, const struct xcm_lu *dst);
+uint64_t xt_lu_store_chunk(const struct xt_lu *src, const struct xt_lu *dst);
 /* May a copy from src to dst clone (two reflink file LUs on one filesystem)? */
-bool xt_lu_clones(const struct xcm_lu *src, const struct xcm_lu *dst);
-/* store.c: the store a cfgstring names (xcopy/rbd/... RBD, anything else the file form). */
+bool xt_lu_clones(const struct xt_lu *src, const struct xt_lu *dst);
+/*
+ * store.c: with the LU's write cache off (WCE = 0, attrib/emulate_write_cache
+ * = 0) make what the plugin wrote to lu durable before GOOD: the store's
+ * flush (file: fdatasync; RBD: rbd_aio_flush), counted in wt_syncs. WCE = 1:
+ * nothing (the initiator sends SYNCHRONIZE CACHE). 0 or -errno.
+ */
+int xt_lu_durable(struct xt_lu *lu);
+/*
+ * store.c: a point-in-time snapshot of lu for a ROD token (lu->reflink):
+ * an unlinked file of size bytes beside lu's store (fd, or -errno), and an
+ * LU of the store on it (NULL: failed; free() releases it, fd stays the
+ * caller's).
+ */
+int xt_lu_snap_file(const struct xt_lu *lu, uint64_t size);
+struct xt_lu *xt_lu_snap_view(const struct xt_lu *lu, int fd);
+/*
+ * store.c: the store a cfgstring names (xcopy/rbd/... RBD, xcopy/null/SIZE the
+ * null store, anything else the file form), wrapped by the fault store
+ * (fault/) when fault injection is on (the null store never).
+ */
 const struct xt_store_ops *xt_store_for(const char *cfgstring);
+/* store.c: stop the stores' helper threads (handler destroy: the daemon exits, or dlclose). */
+void xt_store_shutdown(void);
 
 #endif /* TARGET_STORE_H */

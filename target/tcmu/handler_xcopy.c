@@ -20,11 +20,20 @@
 #include "cmds/cmds.h"
 #include "lio/lio.h"
 #include "odx/odx.h"
-#include "store/file/store_file.h"
+#include "peer/peer.h"
+#include "store/store.h"
 #include "tcmu/handler.h"
 #include "tokens/tokens.h"
 
 int handler_init(void);
+
+void
+xt_lu_state_get(const struct xt_lu *lu, bool probe, struct xt_lu_state *s)
+{
+	s->engine = lu->cfg.xcopy == XT_XCOPY_ENGINE;
+	s->alua = probe && xt_lio_alua(lu);
+	s->pr = probe && xt_lio_pr(lu);
+}
 
 /* Data-in commands tcmu-runner 1.5.4's core answers (its command table). */
 static bool
@@ -54,7 +63,7 @@ core_data_in(uint8_t op)
 static int
 xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 {
-	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	struct xt_lu *lu = tcmur_dev_get_private(dev);
 	struct tcmulib_cmd *lc = cmd->lib_cmd;
 	const struct xt_cmd *row, *same_op = NULL;
 	struct xt_lu_state st;
@@ -77,7 +86,7 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	if (sts != TCMU_STS_NOT_HANDLED) {
 		return sts;
 	}
-	xt_lu_state_get(lu, false, &st);
+	xt_lu_state_get(lu, false, &st);   /* the mode only: ALUA/PR rows are the core's */
 	row = xt_cmd_lookup(&st, lc->cdb, &same_op);
 	if (row == NULL && same_op != NULL && same_op->exec != XT_X_CORE &&
 	    same_op->exec != XT_X_KERNEL && same_op->exec != XT_X_WSAME) {
@@ -88,7 +97,7 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	}
 	switch (row->exec) {
 	case XT_X_XCOPY:
-		return xt_async_submit(lu, cmd);   /* async.c: runs on a worker */
+		return xt_tcmu_submit(lu, cmd);   /* cm/async.c: runs on a worker */
 	case XT_X_RCR:
 		return xt_handler_rcr(lu, lc);
 	case XT_X_INQUIRY:
@@ -96,8 +105,8 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	case XT_X_RSOC:
 		return xt_handler_rsoc(lu, lc);
 	case XT_X_WSAME:
-		/* with ALUA the core checks the port group's state first: its path */
-		return st.alua ? TCMU_STS_NOT_HANDLED : xt_handler_write_same(dev, lu, lc);
+		/* UNMAP = 1: a job handed to the core as SYNCHRONIZE CACHE, ALUA checked there */
+		return xt_handler_write_same(dev, lu, cmd);
 	case XT_X_CORE:
 	case XT_X_KERNEL:
 	default:
@@ -109,7 +118,9 @@ xt_handler_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 static void
 xt_handler_destroy(void)
 {
-	xt_par_shutdown();
+	xt_store_shutdown();
+	xt_psess_shutdown();   /* idle peer sessions logged out */
+	xt_peer_map_reset();
 	xt_tok_shutdown();
 }
 
@@ -138,6 +149,5 @@ static struct tcmur_handler g_handler = {
 int
 handler_init(void)
 {
-	xt_cm_set_odx(&xt_odx_ops);   /* PT/WUT jobs: odx/ above the copy manager */
 	return tcmur_register_handler(&g_handler);
 }

@@ -37,7 +37,7 @@ xt_handler_check_config(const char *cfgstring, char **reason)
  * the storage object is ROOT/core/user_<hba>/<name>.
  */
 static void
-lu_identify(struct xcm_lu *lu)
+lu_identify(struct xt_lu *lu)
 {
 	const char *uio = tcmu_dev_get_uio_name(lu->dev);
 	char p[PATH_MAX], buf[PATH_MAX + 64] = "", *hba, *name, *end;
@@ -84,7 +84,7 @@ lu_identify(struct xcm_lu *lu)
 }
 
 static void
-lu_free(struct xcm_lu *lu)
+lu_free(struct xt_lu *lu)
 {
 	if (lu == NULL) {
 		return;
@@ -92,15 +92,8 @@ lu_free(struct xcm_lu *lu)
 	if (lu->ops != NULL && lu->ops->close != NULL) {
 		lu->ops->close(lu);
 	}
-	if (lu->store != NULL) {
-		xcm_store_destroy(lu->store);
-	}
-	if (lu->store4 != NULL) {
-		xcm_store4_destroy(lu->store4);
-	}
+	xt_cm_free(lu);
 	xt_tok_destroy(lu->tok);   /* snapshots freed */
-	free(lu->plist);
-	pthread_mutex_destroy(&lu->stats_lock);
 	free(lu);
 }
 
@@ -126,7 +119,7 @@ static const char *const g_clone_names[] = { "auto", "always", "never" };
 
 /* Opens the LU's store and checks it holds the LU's geometry; *size: its bytes. */
 static int
-backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
+backing_open(struct tcmu_device *dev, struct xt_lu *lu, uint64_t *size)
 {
 	uint32_t bs = tcmu_dev_get_block_size(dev);
 	uint64_t lbas = tcmu_dev_get_num_lbas(dev), need;
@@ -149,28 +142,27 @@ backing_open(struct tcmu_device *dev, struct xcm_lu *lu, uint64_t *size)
 	return 0;
 }
 
-/* Parameter list buffer, LID1/LID4 stores, token table; 0 or -ENOMEM. */
+/* Token table, the store's reflink answer; 0 or -ENOMEM. */
 static int
-lu_alloc_state(struct xcm_lu *lu)
+lu_alloc_state(struct xt_lu *lu)
 {
-	lu->plist_cap = xcm_limits_max_param_len(xt_limits());
-	lu->plist = malloc(lu->plist_cap);
-	lu->store = xcm_store_create();
-	lu->store4 = xcm_store4_create();
 	lu->tok = xt_tok_create(lu);
 	lu->reflink = lu->ops->reflink != NULL && lu->ops->reflink(lu);
-	if (lu->plist == NULL || lu->store == NULL || lu->store4 == NULL || lu->tok == NULL) {
+	if (lu->tok == NULL) {
 		tcmu_dev_err(lu->dev, "xcopy: out of memory\n");
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* A zeroed LU with its stats lock and async state, or NULL (*rc set). */
-static struct xcm_lu *
+/*
+ * A zeroed LU with the copy manager's part (which runs
+ * PT/WUT jobs through odx/), or NULL (*rc set).
+ */
+static struct xt_lu *
 lu_new(struct tcmu_device *dev, int *rc)
 {
-	struct xcm_lu *lu = calloc(1, sizeof(*lu));
+	struct xt_lu *lu = calloc(1, sizeof(*lu));
 
 	if (lu == NULL) {
 		*rc = -ENOMEM;
@@ -178,10 +170,9 @@ lu_new(struct tcmu_device *dev, int *rc)
 	}
 	lu->ops = xt_store_for(tcmu_dev_get_cfgstring(dev));
 	lu->dev = dev;
-	pthread_mutex_init(&lu->stats_lock, NULL);
-	*rc = xt_async_init(lu);
+	lu->host = &xt_tcmu_host;   /* what layers below ask of the runner (lu_host.c) */
+	*rc = xt_cm_init(lu, &xt_odx_ops);
 	if (*rc != 0) {
-		pthread_mutex_destroy(&lu->stats_lock);
 		free(lu);
 		return NULL;
 	}
@@ -192,7 +183,7 @@ int
 xt_handler_open(struct tcmu_device *dev, bool reopen)
 {
 	uint64_t size = 0;
-	struct xcm_lu *lu;
+	struct xt_lu *lu;
 	const char *unsupported;
 	char why[512];
 	int rc;
@@ -224,7 +215,6 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	if (rc != 0) {
 		goto fail;
 	}
-	xt_held_init(lu);
 	set_unmap_granularity(dev);
 	/*
 	 * File: writes land in the page cache, a volatile cache (WCE = 1: initiators
@@ -233,7 +223,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	tcmu_dev_set_write_cache_enabled(dev, lu->ops->page_cache);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
-	xt_stats_write(lu);
+	xt_stats_open(lu);   /* the file now, then the stats writer's */
 	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s, "
 		      "cmd_time_out %u s)\n",
 		      lu->cfg.path, (unsigned long long)size, lu->name, g_clone_names[lu->cfg.clone],
@@ -249,13 +239,14 @@ fail:
 void
 xt_handler_close(struct tcmu_device *dev)
 {
-	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	struct xt_lu *lu = tcmur_dev_get_private(dev);
 
 	if (lu == NULL) {
 		return;
 	}
 	xt_async_close(lu);       /* stops this LU's running copies, waits for them */
 	xt_registry_remove(lu);   /* waits for commands of other LUs using it */
+	xt_stats_close(lu);       /* its last counters written */
 	tcmur_dev_set_private(dev, NULL);
 	lu_free(lu);
 }
@@ -263,7 +254,7 @@ xt_handler_close(struct tcmu_device *dev)
 int
 xt_handler_reconfig(struct tcmu_device *dev, struct tcmulib_cfg_info *cfg)
 {
-	struct xcm_lu *lu = tcmur_dev_get_private(dev);
+	struct xt_lu *lu = tcmur_dev_get_private(dev);
 	const struct xt_store_ops *ops = lu->ops;
 	uint64_t size = 0;
 

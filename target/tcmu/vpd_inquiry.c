@@ -11,7 +11,7 @@ static const uint8_t g_vpd_pages[] = { 0x00, 0x80, 0x83, XCM_VPD_TPC, 0xB0, 0xB1
 
 /* INQUIRY EVPD 00h / 8Fh; other pages and standard INQUIRY go to the core. */
 int
-xt_handler_inquiry(struct xcm_lu *lu, struct tcmulib_cmd *lc)
+xt_handler_inquiry(struct xt_lu *lu, struct tcmulib_cmd *lc)
 {
 	const uint8_t *cdb = lc->cdb;
 	uint32_t alloc = xcm_get_be16(cdb + 3);

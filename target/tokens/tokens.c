@@ -24,7 +24,7 @@ struct tomb {
 
 struct xt_toktab {
 	pthread_mutex_t lock;
-	struct xcm_lu *lu;
+	struct xt_lu *lu;
 	struct xt_tok *head;
 	atomic_uint n;                    /* live + reserved tokens (read unlocked by writes) */
 	uint64_t snap_bytes;              /* live + reserved */
@@ -130,7 +130,7 @@ reaper(void *arg)
 }
 
 struct xt_toktab *
-xt_tok_create(struct xcm_lu *lu)
+xt_tok_create(struct xt_lu *lu)
 {
 	struct xt_toktab *t = calloc(1, sizeof(*t));
 	pthread_condattr_t ca;
@@ -312,7 +312,7 @@ tok_overlaps(const struct xt_tok *tok, uint64_t off, uint64_t len)
 }
 
 void
-xt_tok_note_write(struct xcm_lu *lu, uint64_t off, uint64_t len)
+xt_tok_note_write(struct xt_lu *lu, uint64_t off, uint64_t len)
 {
 	struct xt_toktab *t = lu->tok;
 	struct xt_tok *tok, *next;

@@ -41,7 +41,7 @@ struct xt_tok {
 struct xt_toktab;
 
 /* The LU's table (at open) and its end (at close: snapshots freed). */
-struct xt_toktab *xt_tok_create(struct xcm_lu *lu);
+struct xt_toktab *xt_tok_create(struct xt_lu *lu);
 void xt_tok_destroy(struct xt_toktab *t);
 /* Stop the expiry thread (handler destroy). */
 void xt_tok_shutdown(void);
@@ -61,7 +61,7 @@ enum xcm_status xt_tok_get(struct xt_toktab *t, const uint8_t *bytes, struct xt_
 /* End of use: *cancelled if a write hit it meanwhile; del: DEL_TKN. */
 void xt_tok_put(struct xt_toktab *t, struct xt_tok *tok, bool del, bool *cancelled);
 /* A write to [off, off + len) bytes of lu: cancel the change-vulnerable tokens it overlaps. */
-void xt_tok_note_write(struct xcm_lu *lu, uint64_t off, uint64_t len);
+void xt_tok_note_write(struct xt_lu *lu, uint64_t off, uint64_t len);
 /* RRTI of a POPULATE TOKEN: the token it made, if still live. */
 bool xt_tok_of_list(struct xt_toktab *t, uint32_t list_id, uint8_t out[XCM_ROD_TOKEN_LEN]);
 /* REPORT ALL ROD TOKENS: up to cap live tokens' bytes into out; the count. */

@@ -9,7 +9,9 @@
 # Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
 # BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
 # BENCH_RUN_OPTS (extra tests/lab/run options), BENCH_PHASES (default: all
-# but rbd; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G).
+# but rbd; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G),
+# BENCH_IO_SIZE (256M), BENCH_IO_SECS (5), BENCH_IO_RAMP (1), BENCH_IO_TARGETS
+# (phase io: fio on user:xcopy, the null store, LIO fileio/iblock, the file).
 # Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
@@ -21,6 +23,11 @@ BENCH_PROFILE ?= 1
 BENCH_RUN_OPTS ?=
 BENCH_PHASES ?=
 BENCH_NEWFILE_SIZE ?= 1G
+# phase io (the LU as a disk, tests/bench/guest_io.sh): fio's region, seconds per row, ramp
+BENCH_IO_SIZE ?= 256M
+BENCH_IO_SECS ?= 5
+BENCH_IO_RAMP ?= 1
+BENCH_IO_TARGETS ?= xcopy null fileio fileio-wt iblock limit
 
 # xcbench's sources live with the other test tools (tests/tools/).
 XCBENCH_OBJS := $(addprefix $(BUILD)/obj/tests/tools/,xcbench.o xcbench_tpc.o xcbench_probe.o xcbench_odx.o)
@@ -40,6 +47,8 @@ bench: deps bench-tools
 	$(Q)BUILD=$(BUILD) BENCH_SIZES="$(BENCH_SIZES)" BENCH_MEM=$(BENCH_MEM) \
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
 		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
+		BENCH_IO_SIZE=$(BENCH_IO_SIZE) BENCH_IO_SECS=$(BENCH_IO_SECS) BENCH_IO_RAMP=$(BENCH_IO_RAMP) \
+		BENCH_IO_TARGETS="$(BENCH_IO_TARGETS)" \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run
 
 # The PNG plots again from a saved bench directory (its bench.csv and raw/),

@@ -16,6 +16,9 @@
 #   rbd.csv       RBD LU to RBD LU by the plugin (copy-from) vs
 #                 handler_rbd's core XCOPY vs dd (tests/bench/guest_rbd.sh;
 #                 phase rbd, not in the default set)
+#   io.csv        the LU as a disk: fio rows on user:xcopy, the null store
+#                 (the TCMU floor), LIO fileio (write-back, write-through),
+#                 iblock, the backing file itself (tests/bench/guest_io.sh)
 #   inflight.csv  one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
@@ -37,6 +40,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/guest_odx.sh"
 # shellcheck source=tests/bench/guest_rbd.sh
 . "$HERE/guest_rbd.sh"
+# shellcheck source=tests/bench/guest_io.sh
+. "$HERE/guest_io.sh"
 lab_require_guest
 
 XCP=$LAB_BUILD/host/xcp
@@ -612,11 +617,18 @@ warm_store() {
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "rows lat ext async inflight clone odx rbd" (default
+# BENCH_PHASES (development): any of "io rows lat ext async inflight clone odx rbd" (default
 # all but rbd),
 # or lat4m: only the 4 MiB-commands latency rows of async (user:xcopy, then LIO)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
-want() { local p=" ${BENCH_PHASES:-rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
+want() { local p=" ${BENCH_PHASES:-io rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
+
+# first, on its own store: nothing else in guest RAM meanwhile
+want io && iophase
+if [ "${BENCH_PHASES:-}" = io ]; then
+	log "done"
+	exit 0
+fi
 
 if want rows || want lat || want odx; then
 	say "reflink XFS store: user:xcopy clone path"

@@ -13,6 +13,7 @@ raw/ (the guest's CSV files, copied there by render.py). Writes OUT_DIR/plots/:
                   (bench.csv) and, for cp to a new file, the fabric bytes
                   beside diskstats (raw/newfile.csv)
   newfile.png     cp to a new file: time by method and file system (raw/newfile.csv)
+  io.png          the LU as a disk: each target's fio row / LIO fileio's (raw/io.csv)
 A plot whose input is missing (its phase did not run) is left out. Run it
 again on a saved directory to redraw without rerunning the bench
 (`make bench-plots BENCH_OUT=DIR`).
@@ -201,6 +202,52 @@ def plot_newfile(out, pdir, title):
     return "newfile.png"
 
 
+IO_TARGETS = [("xcopy", "user:xcopy (file store)", "#1f77b4"),
+              ("xcopy-tuned", "user:xcopy tuned", "#aec7e8"),
+              ("null", "TCMU floor (null store)", "#2ca02c"),
+              ("null-tuned", "TCMU floor tuned", "#98df8a"),
+              ("fileio-wt", "LIO fileio write-through", "#ff7f0e"),
+              ("iblock", "LIO iblock (loop)", "#9467bd"),
+              ("limit", "store limit (fio on the file)", "#7f7f7f")]
+
+
+def io_value(r):
+    """MB/s for 1 MiB rows, IOPS for 4 KiB rows (reads + writes)."""
+    keys = ("r_mbs", "w_mbs") if r["bs"] == "1m" else ("r_iops", "w_iops")
+    return sum(float(r[k]) for k in keys if r.get(k))
+
+
+def plot_io(out, pdir, title):
+    io = rows(os.path.join(out, "raw", "io.csv"))
+    ref = {r["row"]: io_value(r) for r in io if r["target"] == "fileio"}
+    if not io or not ref:
+        return None
+    names = list(dict.fromkeys(r["row"] for r in io))
+    have = [(t, n, c) for t, n, c in IO_TARGETS if any(r["target"] == t for r in io)]
+    val = {(r["target"], r["row"]): io_value(r) for r in io}
+    with open(os.path.join(pdir, "io.dat"), "w") as f:
+        f.write("row " + " ".join(q(n) for _, n, _ in have) + "\n")
+        for n in names:
+            vals = [val.get((t, n)) for t, _, _ in have]
+            f.write(q(n) + " " + " ".join(f"{v / ref[n]:.4f}" if v and ref.get(n) else "?"
+                                          for v in vals) + "\n")
+    plots = [f"'io.dat' using {i + 2}{':xtic(1)' if i == 0 else ''} lc rgb '{c}'"
+             for i, (_, _, c) in enumerate(have)]
+    script = "\n".join([
+        'set terminal pngcairo size 1200,560 font "DejaVu Sans,10" noenhanced',
+        "set output 'io.png'", "set datafile missing '?'",
+        f"set title {q('fio on each LU (tcm_loop, direct I/O): throughput / LIO fileio (buffered) = 1' + title)}",
+        "set ylabel 'x LIO fileio (log)'", "set logscale y", "set grid ytics",
+        "set style data histograms", "set style histogram clustered gap 1",
+        "set style fill solid 0.85 border -1", "set boxwidth 0.9", "set key outside right top",
+        "set xtics rotate by -30 font ',8'", "set key autotitle columnhead",
+        f"set xrange [-0.6:{len(names) - 0.4}]",
+        "set arrow from graph 0,first 1 to graph 1,first 1 nohead lc rgb '#d62728' lw 2",
+        "plot " + ", ".join(plots), ""])
+    gnuplot(script, pdir)
+    return "io.png"
+
+
 def main():
     out = sys.argv[1]
     if not shutil.which("gnuplot"):
@@ -219,7 +266,8 @@ def main():
                 host[k] = v
     title = f" — {host['date']}, {host.get('commit', '?')}" if host.get("date") else ""
     made = [n for n in (plot_latency(out, pdir, title), plot_copy_time(out, pdir, title),
-                        plot_host_bytes(out, pdir, title), plot_newfile(out, pdir, title)) if n]
+                        plot_host_bytes(out, pdir, title), plot_newfile(out, pdir, title),
+                        plot_io(out, pdir, title)) if n]
     for n in os.listdir(pdir):
         if n.endswith(".dat"):
             os.remove(os.path.join(pdir, n))

@@ -17,6 +17,7 @@ import shutil
 import sys
 
 from bench_csv import csv_rows
+from render_io import io_lines
 from render_newfile import newfile_lines
 from render_odx import odx_lines
 from render_rbd import rbd_lines
@@ -219,6 +220,7 @@ def main():
                   "USAGE 11b; libxcopy reads those limits from RECEIVE COPY RESULTS and sends one "
                   "16 MiB command after another.")
     md.extend(newfile_lines(raw, nfguest.get("kernel", "")))
+    md.extend(io_lines(raw, guest))
 
     # ---- latency --------------------------------------------------------------
     lat = []
@@ -392,6 +394,11 @@ def main():
             md.extend(lines[:15])
             md.append("```")
 
+    # a "Goals:" header no goal line follows (only phases without copy goals ran)
+    for i, line in enumerate(md):
+        if line == "Goals:" and (i + 2 >= len(md) or md[i + 2] == ""):
+            del md[i - 1:i + 2]
+            break
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     # the guest's raw CSV files beside bench.csv: plot.py renders from OUT alone

@@ -7,7 +7,8 @@
 #                                   boot-to-ready time; conf is DIR/ceph.conf
 #   tests/lab/ceph.sh stop [DIR]    stop both daemons, remove DIR
 #   . tests/lab/ceph.sh             (sourced) defines ceph_start / ceph_stop
-#                                   (and ceph_lab_start for lab tests)
+#                                   (and ceph_lab_start / ceph_lab_done for
+#                                   lab tests: one cluster shared by them)
 #
 # Choices:
 # - OSD objectstore: memstore. It keeps objects in the OSD's RAM and has no
@@ -75,6 +76,12 @@ osd op num shards = 1
 osd op num threads per shard = 2
 osd max write size = 256
 osd journal size = 0
+# a deleted pool's objects go at once (the shared lab cluster resets its pools
+# between tests; memstore counts as a disk, whose default is a 5 s sleep per batch)
+osd delete sleep = 0
+osd delete sleep hdd = 0
+osd delete sleep ssd = 0
+osd delete sleep hybrid = 0
 EOF
 }
 
@@ -110,6 +117,14 @@ ceph_start() {
 			{ cat "$d/log/osd-mkfs.err" >&2; return 1; }
 		ceph-osd -i "$k" -c "$CEPH_CONF" || return 1
 	done
+	if [ "$n" = 1 ]; then
+		# the pool and a first write in one client (each ceph CLI call is a
+		# Python start: seconds under TCG)
+		ceph__pools_new "$d" || return 1
+		secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+		printf 'ceph: cluster ready in %s s (1 mon, 1 memstore osd, pool %s)\n' "$secs" "${CEPH_POOL:-rbd}" >&2
+		return 0
+	fi
 	ceph -c "$CEPH_CONF" osd pool create "${CEPH_POOL:-rbd}" 8 8 >/dev/null 2>&1 || return 1
 	ceph -c "$CEPH_CONF" osd pool application enable "${CEPH_POOL:-rbd}" rbd >/dev/null 2>&1 || return 1
 	# ready = RADOS writes to the pool succeed (16 objects: every one of its 8 PGs, likely)
@@ -170,15 +185,109 @@ ceph_diag() {
 	done
 }
 
-# ceph_lab_start LOG (lab tests, after lib.sh): ceph_start "$CEPH_DIR" with its
-# messages in LOG; when it fails, LOG is shown, the test fails and exits.
+# One cluster for the lab tests of a boot. Starting one costs 25-40 s under
+# TCG; the RBD tests (600-640) run one after the other in one boot, so the
+# first one starts it in LAB_CEPH_DIR (default /tmp/ceph-lab: outside the
+# /tmp/lab-* work folders run-tests clears) and each later one gets it back
+# as new: every pool deleted, pool $CEPH_POOL created again, the blocklist
+# cleared (ceph_reset: seconds). A test that needs a cluster of its own says
+# why and calls ceph_start itself; one that breaks the shared cluster (620
+# kills the OSD: memstore loses its objects) stops it, and the next test
+# starts a new one. LAB_CEPH_SHARED=0: every test starts its own, as before.
+# run-tests stops the shared cluster after the last test that sources this.
+
+# ceph_reset DIR: the running cluster of DIR as new; fails (bounded, 120 s at
+# most) when a daemon is gone or does not answer.
+ceph_reset() {
+	local d=$1 p
+	for p in "$d"/run/mon.a.pid "$d"/run/osd.0.pid; do
+		if ! { [ -e "$p" ] && kill -0 "$(cat "$p")" 2>/dev/null; }; then
+			echo "ceph: $(basename "$p" .pid) is not running" >&2
+			return 1
+		fi
+	done
+	ceph__pools_new "$d"
+}
+
+# ceph__pools_new DIR: one librados client (Debian's python3-rados) deletes
+# every pool, creates $CEPH_POOL (8 PGs, application rbd), clears the
+# blocklist and waits until a write to the pool succeeds (CEPH_TIMEOUT, 120 s).
+ceph__pools_new() {
+	timeout "${CEPH_TIMEOUT:-120}" /usr/bin/python3 - "$1/ceph.conf" "${CEPH_POOL:-rbd}" <<'PY' >&2
+import json, sys, time
+import rados
+conf, pool = sys.argv[1:3]
+c = rados.Rados(conffile=conf, conf={"rados_mon_op_timeout": "15", "rados_osd_op_timeout": "15"})
+c.connect(timeout=15)
+def cmd(**kw):
+    ret, _, err = c.mon_command(json.dumps(kw), b"", timeout=15)
+    if ret != 0:
+        sys.exit("ceph: %s: %s (%d)" % (kw["prefix"], err, ret))
+for p in c.list_pools():
+    cmd(prefix="osd pool delete", pool=p, pool2=p, yes_i_really_really_mean_it=True)
+cmd(prefix="osd pool create", pool=pool, pg_num=8, pgp_num=8)
+cmd(prefix="osd pool application enable", pool=pool, app="rbd")
+cmd(prefix="osd blocklist clear")
+for i in range(1000):  # ready = a RADOS write to the new pool succeeds (timeout bounds it)
+    try:
+        c.wait_for_latest_osdmap()
+        io = c.open_ioctx(pool)
+        io.write_full(".ready0", b"ready")
+        io.close()
+        break
+    except rados.Error:
+        time.sleep(0.5)
+else:
+    sys.exit("ceph: pool %s not writable" % pool)
+c.shutdown()
+PY
+}
+
+# ceph_lab_start LOG (lab tests, after lib.sh): the boot's shared cluster
+# (started, or reset for this test), or with LAB_CEPH_SHARED=0 a cluster in
+# $CEPH_DIR; exports CEPH_DIR, CEPH_CONF and CEPH_READY_SECS (the time its
+# start took); messages in LOG. When it fails, LOG is shown, the test fails
+# and exits.
 ceph_lab_start() {
-	if ! ceph_start "$CEPH_DIR" 2>"$1"; then
-		cat "$1"
+	local log=$1 d t0 secs
+	: >"$log"
+	if [ "${LAB_CEPH_SHARED:-1}" = 1 ]; then
+		d=${LAB_CEPH_DIR:-/tmp/ceph-lab}
+		export CEPH_DIR=$d CEPH_MEM=${LAB_CEPH_MEM:-2G}
+		if [ -e "$d/ceph.conf" ]; then
+			t0=$(date +%s.%N)
+			export CEPH_CONF=$d/ceph.conf
+			if ceph_reset "$d" 2>"$log"; then
+				CEPH_READY_SECS=$(cat "$d/ready-secs")
+				secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
+				printf 'ceph: the shared cluster (started in %s s by %s) reset in %s s: pools deleted, pool %s new\n' \
+					"$CEPH_READY_SECS" "$(cat "$d/started-by")" "$secs" "${CEPH_POOL:-rbd}" >>"$log"
+				export CEPH_READY_SECS
+				return 0
+			fi
+			echo "ceph: the shared cluster cannot be reset: a new one" >>"$log"
+			ceph_diag "$d" >>"$log" 2>&1 || true
+			ceph_stop "$d"
+		fi
+	else
+		d=$CEPH_DIR
+	fi
+	if ! ceph_start "$d" 2>>"$log"; then
+		cat "$log"
 		lab_fail "single-node Ceph started"
 		lab_summary
 		exit 1
 	fi
+	CEPH_READY_SECS=$(sed -n 's/^ceph: cluster ready in \([0-9.]*\) s.*/\1/p' "$log" | tail -1)
+	export CEPH_READY_SECS
+	echo "$CEPH_READY_SECS" >"$d/ready-secs"
+	basename "$0" .sh >"$d/started-by"
+}
+
+# ceph_lab_done (a lab test's cleanup, after lab_teardown): stops the test's
+# own cluster; the shared one stays for the next test.
+ceph_lab_done() {
+	[ "${LAB_CEPH_SHARED:-1}" = 1 ] || ceph_stop "$CEPH_DIR"
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -3,6 +3,9 @@
 #   make -f tests/lab/lab.mk test-lab
 #
 #   make test-lab    boot the lab once and run tests/lab/tests/NNN-*.sh in it
+#   make test-lab-main / test-lab-side   the same split in two (make test runs
+#                    them at once): LAB_MAIN_TESTS / LAB_SIDE_TESTS (RBD and
+#                    LAB_SIDE_BALANCE)
 #   make test-lab-newkernel   boot trixie-backports' kernel (LAB_NEW_KERNEL=bpo)
 #                    and run the tests that need Linux >= 6.17 (LAB_NEW_KERNEL_TESTS:
 #                    380, new-file copies offloaded through FALLOC_FL_WRITE_ZEROES)
@@ -33,12 +36,35 @@ LAB_NEW_KERNEL ?= bpo
 LAB_NEW_KERNEL_TESTS ?= 380
 LAB_NEW_KERNEL_TIMEOUT ?= 900
 
-.PHONY: test-lab test-lab-newkernel lab-image lab-clean
+# make test boots the lab twice at once (Makefile, `test`): most of a lab
+# test is single-threaded guest work, which keeps one host core busy under
+# TCG, so two boots use the two cores. test-lab-side (LAB_SIDE_TESTS: the
+# NNN-rbd-* tests, which share one Ceph cluster in their guest, and the tests
+# numbered in LAB_SIDE_BALANCE, which even out the two tracks: test-lab-main
+# beside fuzzing + test-lab-side + test-lab-newkernel; tests/lab/README.md, "How long
+# make test takes") in one VM, every other test in another (test-lab-main).
+# test-lab is still all of them in one boot.
+LAB_SIDE_BALANCE ?= 220 240 330 455
+LAB_ALL_TESTS := $(basename $(notdir $(wildcard $(LAB_MK_DIR)/tests/[0-9][0-9][0-9]-*.sh)))
+LAB_SIDE_TESTS ?= $(filter $(addsuffix -%,$(LAB_SIDE_BALANCE)),$(LAB_ALL_TESTS)) \
+	$(foreach t,$(LAB_ALL_TESTS),$(if $(findstring -rbd-,$(t)),$(t)))
+LAB_MAIN_TESTS ?= $(filter-out $(LAB_SIDE_TESTS),$(LAB_ALL_TESTS))
+
+.PHONY: test-lab test-lab-main test-lab-side test-lab-newkernel lab-image lab-clean
+
+# $(call lab_run_tests,TESTS): one boot of the default kernel running TESTS
+lab_run_tests = $(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --mem $(LAB_MEM) --debian-handlers --no-lun \
+		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
+		-- $(LAB_MK_DIR)/run-tests $(1)
 
 test-lab: $(LAB_DEPS)
-	$(LAB_MK_DIR)/run --build $(BUILD) --timeout $(LAB_TIMEOUT) --mem $(LAB_MEM) --debian-handlers --no-lun \
-		--env LAB_REFERENCE_FULL=$(LAB_REFERENCE_FULL) $(LAB_RUN_OPTS) \
-		-- $(LAB_MK_DIR)/run-tests $(LAB_TESTS)
+	$(call lab_run_tests,$(LAB_TESTS))
+
+test-lab-main: $(LAB_DEPS)
+	$(call lab_run_tests,$(LAB_MAIN_TESTS))
+
+test-lab-side: $(LAB_DEPS)
+	$(call lab_run_tests,$(LAB_SIDE_TESTS))
 
 test-lab-newkernel: $(LAB_DEPS)
 	$(LAB_MK_DIR)/run --kernel $(LAB_NEW_KERNEL) --build $(BUILD) --timeout $(LAB_NEW_KERNEL_TIMEOUT) \

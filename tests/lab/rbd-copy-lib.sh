@@ -139,7 +139,7 @@ rbd_copy_file_rbd() {
 	rm -f "$W/f0.model"
 }
 
-# ROD tokens on RBD LUs (target/README.md, "RBD: ROD tokens"): change
+# ROD tokens on RBD LUs (docs/target-rbd.md, "RBD: ROD tokens"): change
 # vulnerable, POPULATE TOKEN guarded by the image's exclusive lock; WRITE USING
 # TOKEN between RBD LUs by copy-from, to a file LU through the gateway; a WRITE
 # in the token's range cancels it; an image another client has open gets none.
@@ -191,7 +191,7 @@ rbd_copy_tokens() {
 		rbd_export_is rbd/a1 "$W/a1.model"
 	rm -f "$W/a1.model" "$W/zero.tok"
 	# another client with the image open (rbd watch): tokens follow the copy-from
-	# rule (target/README.md, "Standby gateways"): b0's LU owns its image's lock
+	# rule (docs/target-rbd.md, "Standby gateways"): b0's LU owns its image's lock
 	# (pinned by the copies to it): a token; c0's LU never took its lock: no
 	# token, 55/0D (rbd watch runs until its stdin has a line)
 	rbd create --size 16M rbd2/c0

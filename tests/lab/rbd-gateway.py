@@ -9,7 +9,8 @@ image over as a gateway does on ALUA failover: it breaks the exclusive lock
 
 usage: rbd-gateway.py CONF POOL IMAGE READY TRIGGER DONE [OFF LEN PATTERN_BYTE]
 READY is created once the image is open, DONE (holding the seconds from the
-trigger to the lock being ours) once the takeover wrote everything. Without
+trigger to the lock being ours, then the number of owners whose lock it broke:
+0 when the lock was free at that moment) once the takeover wrote everything. Without
 OFF LEN the client stays a standby until killed.
 """
 import os
@@ -36,8 +37,10 @@ def main():
         return 0
     off, length, byte = int(takeover[0]), int(takeover[1]), int(takeover[2], 0)
     t0 = time.monotonic()
+    broken = 0
     for owner in image.lock_get_owners():
         image.lock_break(owner["mode"], owner["owner"])
+        broken += 1
     image.lock_acquire(rbd.RBD_LOCK_MODE_EXCLUSIVE)
     took = time.monotonic() - t0
     chunk = bytes([byte]) * (4 * MIB)
@@ -48,7 +51,7 @@ def main():
         at += n
     image.flush()
     with open(done, "w") as f:
-        f.write(f"{took:.2f}\n")
+        f.write(f"{took:.2f}\n{broken}\n")
     image.close()
     ioctx.close()
     cluster.shutdown()

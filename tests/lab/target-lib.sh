@@ -4,8 +4,24 @@
 
 XT_STATS_DIR=${XCOPY_STATS_DIR:-/run/xcopy}
 
-# xt_stat LU KEY : a counter from the plugin's stats file (0 if absent).
+# xt_stats_refresh : the plugin's stats writer writes every changed LU's
+#   file now (it does so at most every 500 ms on its own): the request file
+#   STATSDIR/refresh, waited for until neither it nor refresh.busy is left
+#   (scripts/xcopy-stat does the same). No-op without a live writer.
+xt_stats_refresh() {
+	local d=$XT_STATS_DIR pid i
+	{ read -r pid <"$d/writer.pid" && [ -d "/proc/$pid" ]; } 2>/dev/null || return 0
+	: >"$d/refresh" 2>/dev/null || return 0
+	for ((i = 0; i < 250; i++)); do
+		[ -e "$d/refresh" ] || [ -e "$d/refresh.busy" ] || return 0
+		read -r -t 0.02 _ <> <(:) || true   # sleep without an exec
+	done
+	lab_msg "xt_stats_refresh: $d/refresh not served in 5 s"
+}
+
+# xt_stat LU KEY : a counter from the plugin's stats file (0 if absent), refreshed first.
 xt_stat() {
+	xt_stats_refresh
 	awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$XT_STATS_DIR/$1.stats" 2>/dev/null ||
 		echo 0
 }
@@ -14,7 +30,7 @@ xt_stat() {
 #   no demo-mode session of an earlier client is left on its target IQN, so
 #   each suite starts on a quiet target. (Held copy results no longer depend
 #   on it: the plugin discards them when a session arrives, not when one
-#   leaves; target/README.md, "Held results and sessions".)
+#   leaves; docs/target-commands.md, "Held results and sessions".)
 xt_sessions_settle() {
 	local dev=$1 iqn f s i
 	case $dev in iscsi://*) ;; *) return 0 ;; esac

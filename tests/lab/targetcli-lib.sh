@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034 # the names are used by the scripts that source this
 # Shared by lab test 230 (targetcli create/refuse/use/save, first boot) and
-# tests/next-boot/230-targetcli-restore.sh (targetctl restore, second boot):
+# tests/lab/tests/next-boot/230-targetcli-restore.sh (targetctl restore, second boot):
 # the names of configs/targetcli/saveconfig.json, the stack as Debian runs it
 # (tcmu-runner on a system D-Bus, the plugin in the packaged handler folder),
 # and the checks both boots make. Source after lib.sh and target-lib.sh.

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,7 +18,7 @@
 #include "harness.h"
 #include "xcm/lid4.h"
 
-#define XT_TEST_JOBS 8   /* EXTENDED COPY commands one LU runs at once (target/README.md) */
+#define XT_TEST_JOBS 8   /* EXTENDED COPY commands one LU runs at once (docs/target-commands.md) */
 
 /* One command that outlives a call: CDB copy, data-out, the runner's structs. */
 struct pcmd {
@@ -233,11 +234,16 @@ test_progress(void)
 	struct pcmd p;
 	int seen = 0;
 
-	fill_pattern("a.img", 0, 2u << 20, 0x5C);
+	grow_lu(&g_a, "a.img", 16u << 20);
+	fill_pattern("a.img", 0, 8u << 20, 0x5C);
 	fault_a("delay:250");
-	/* 2 MiB in 1 MiB chunks, a delayed read and write per chunk: held at chunk 2's read */
-	plugin_gate_hold(2);
-	list_one(SER_A, SER_A, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_HOLD, 9);
+	/*
+	 * 8 MiB in the engine's 4 MiB chunks, as without a fault: each chunk's 4
+	 * reads and 4 writes of 1 MiB are delayed before its bytes move; held at
+	 * chunk 2's 5th delayed call (chunk 2 not copied yet)
+	 */
+	plugin_gate_hold(12);
+	list_one(SER_A, SER_A, (8u << 20) / BS, 0, (8u << 20) / BS, XCM_LIST_ID_HOLD, 9);
 	pc_submit(&p, &g_a);
 	CHECK(pc_handed_over(&p));
 	pc_flush_start(&p);
@@ -251,12 +257,12 @@ test_progress(void)
 	plugin_gate_open(false);
 	CHECK(pc_flush_join(&p) == TCMU_STS_OK);
 	CHECK(seen == 1);
-	/* exactly one of the two 1 MiB chunks was done, no segment yet */
-	CHECK(cs_bytes(&mid) == (1u << 20) && mid.segs_processed == 0);
+	/* exactly one of the two 4 MiB chunks was done, no segment yet */
+	CHECK(cs_bytes(&mid) == (4u << 20) && mid.segs_processed == 0);
 	CHECK(copy_status(&g_a, 9, &cs) == 0);
 	CHECK(cs.cm_status == XCM_CM_STATUS_GOOD && cs.segs_processed == 1 &&
-	      cs_bytes(&cs) == (2u << 20));
-	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 2u << 20));
+	      cs_bytes(&cs) == (8u << 20));
+	CHECK(same_bytes("a.img", 8u << 20, "a.img", 0, 8u << 20));
 	fault_a("off");
 	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);   /* reads the control file */
@@ -269,20 +275,22 @@ test_close(void)
 	struct pcmd run, q1, q2;
 	uint8_t sense[96];
 
+	grow_lu(&g_a, "a.img", 16u << 20);
 	fault_a("delay:100");
-	list_one(SER_A, SER_A, (3u << 20) / BS, 0, (1u << 20) / BS, XCM_LIST_ID_NONE, 0);
+	list_one(SER_A, SER_A, (8u << 20) / BS, 0, (8u << 20) / BS, XCM_LIST_ID_NONE, 0);
 	pc_submit(&run, &g_a);
 	CHECK(pc_handed_over(&run));
 	plugin_gate_hold(0);
 	pc_flush_start(&run);
-	CHECK(plugin_gate_wait_held());   /* inside the first of three 200 ms chunks */
+	/* inside the first of two 4 MiB chunks (8 delayed 1 MiB calls each, 800 ms) */
+	CHECK(plugin_gate_wait_held());
 	/* two more queued, never started (the runner joins its workers before close) */
 	list_one(SER_A, SER_A, 8, 0, 7000, XCM_LIST_ID_HOLD, 30);
 	pc_submit(&q1, &g_a);
 	list_one(SER_A, SER_A, 8, 0, 7100, XCM_LIST_ID_NONE, 0);
 	pc_submit(&q2, &g_a);
 	CHECK(pc_handed_over(&q1) && pc_handed_over(&q2));
-	/* chunk 1's write still sleeps its 100 ms: close comes in the middle of the copy */
+	/* chunk 1's other 7 calls still sleep 100 ms: close comes in the middle of the copy */
 	plugin_gate_open(true);
 	g_handler->close(&g_a);
 	CHECK(pc_flush_join(&run) == TCMU_STS_PASSTHROUGH_ERR);
@@ -382,6 +390,78 @@ test_close_other_lu(void)
 	fault_a("off");
 	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);   /* reads the control file */
+}
+
+struct opener {
+	struct tcmu_device *d;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done;
+	int rc;
+};
+
+static void *
+opener_main(void *arg)
+{
+	struct opener *o = arg;
+	int rc = g_handler->open(o->d, false);
+
+	pthread_mutex_lock(&o->mu);
+	o->rc = rc;
+	o->done = true;
+	pthread_cond_broadcast(&o->cv);
+	pthread_mutex_unlock(&o->mu);
+	return NULL;
+}
+
+static void *
+xcopy_main(void *arg)
+{
+	return (void *)(intptr_t)send_xcopy(arg, 0, 0, NULL);
+}
+
+/*
+ * No configfs read under the registry lock: while an EXTENDED COPY's
+ * snapshot waits on a slow read of lu_c's unit serial (fake_wwn_*), another
+ * LU opens (xt_registry_add takes the lock) within 2 s; the copy then ends
+ * GOOD with its bytes. The old code read every LU's serial under g_reg_mu:
+ * the open waited for the read.
+ */
+static void
+test_registry_unlocked_reads(void)
+{
+	static struct tcmu_device d;
+	struct opener o = { .d = &d, .mu = PTHREAD_MUTEX_INITIALIZER,
+			    .cv = PTHREAD_COND_INITIALIZER };
+	struct timespec until;
+	pthread_t cp, op;
+	void *sts;
+	bool opened;
+
+	make_backing("d.img", (uint64_t)NLBAS * BS);
+	dev_setup(&d, 3, 4, "lu_d", "d.img", "", "dddddddd-0000-1111-2222-333333333333");
+	fill_pattern("a.img", 0, 8 * BS, 0x3c);
+	list_one(SER_A, SER_B, 8, 0, 0, XCM_LIST_ID_NONE, 0);
+	g_c.wwn_hold = true;
+	CHECK(pthread_create(&cp, NULL, xcopy_main, &g_a) == 0);
+	CHECK(fake_wwn_wait_held());   /* the copy's snapshot reads lu_c's serial */
+	CHECK(pthread_create(&op, NULL, opener_main, &o) == 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	pthread_mutex_lock(&o.mu);
+	while (!o.done && pthread_cond_timedwait(&o.cv, &o.mu, &until) == 0) {
+	}
+	opened = o.done && o.rc == 0;
+	pthread_mutex_unlock(&o.mu);
+	CHECK(opened);
+	fake_wwn_release(&g_c);
+	pthread_join(cp, &sts);
+	pthread_join(op, NULL);
+	CHECK((intptr_t)sts == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "b.img", 0, 8 * BS));
+	if (o.rc == 0) {
+		g_handler->close(&d);
+	}
 }
 
 static void
@@ -484,18 +564,19 @@ test_lid4_abort_queued(void)
 	CHECK(!same_bytes("a.img", 3000 * BS, "a.img", 0, 64 * BS));   /* untouched */
 }
 
-/* LID4 abort while running: stops before the next 1 MiB chunk, exact count */
+/* LID4 abort while running: stops before the next chunk (4 MiB), exact count */
 static void
 test_lid4_abort_running(void)
 {
 	struct xcm_rcs4 st;
 	struct pcmd p;
 
-	fill_pattern("a.img", 0, 2u << 20, 0x21);
-	fill_pattern("a.img", 2u << 20, 2u << 20, 0x7E);
+	grow_lu(&g_a, "a.img", 16u << 20);
+	fill_pattern("a.img", 0, 8u << 20, 0x21);
+	fill_pattern("a.img", 8u << 20, 8u << 20, 0x7E);
 	fault_a("delay:300");
-	/* A[0,2M) -> A[2M,4M): two chunks, each a delayed read and write (600 ms) */
-	list_one(SER_A, SER_A, (2u << 20) / BS, 0, (2u << 20) / BS, XCM_LIST_ID_HOLD, 0);
+	/* A[0,8M) -> A[8M,16M): two 4 MiB chunks, each 4 delayed reads and writes of 1 MiB */
+	list_one(SER_A, SER_A, (8u << 20) / BS, 0, (8u << 20) / BS, XCM_LIST_ID_HOLD, 0);
 	g_list->lid4 = true;
 	pc_submit4(&p, &g_a, 0xA5A5A5A5u);
 	CHECK(pc_handed_over(&p));
@@ -509,10 +590,10 @@ test_lid4_abort_running(void)
 	CHECK(pc_flush_join(&p) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(p.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
 	CHECK(rcs4(&g_a, 0xA5A5A5A5u, &st, NULL) == TCMU_STS_OK);
-	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.bytes == (1u << 20) && st.segs == 0);
-	/* exactly the first MiB was written; the second not */
-	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 1u << 20));
-	CHECK(!same_bytes("a.img", 3u << 20, "a.img", 1u << 20, 4096));
+	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.bytes == (4u << 20) && st.segs == 0);
+	/* exactly the first chunk was written; the second not */
+	CHECK(same_bytes("a.img", 8u << 20, "a.img", 0, 4u << 20));
+	CHECK(!same_bytes("a.img", 12u << 20, "a.img", 4u << 20, 4096));
 	fault_a("off");
 	list_one(SER_A, SER_A, 1, 0, 0, XCM_LIST_ID_NONE, 0);
 	CHECK(send_xcopy(&g_a, 0, 0, NULL) == TCMU_STS_OK);
@@ -625,6 +706,7 @@ const struct ptest g_async_tests[] = {
 	{ "async.progress", test_progress },
 	{ "async.close", test_close },
 	{ "async.close_other_lu", test_close_other_lu },
+	{ "async.registry_unlocked_reads", test_registry_unlocked_reads },
 	{ "async.limits_and_runner", test_limits_and_runner },
 	{ "async.lid4", test_lid4 },
 	{ "async.lid4_abort_queued", test_lid4_abort_queued },

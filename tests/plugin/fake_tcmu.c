@@ -4,10 +4,12 @@
  * binary is linked with -rdynamic, so the dlopen'ed plugin binds to these as
  * it binds to the daemon's and libtcmu's in production.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_tcmu.h"
 
@@ -64,10 +66,49 @@ tcmu_dev_get_num_lbas(struct tcmu_device *dev)
 	return dev->num_lbas;
 }
 
+static pthread_mutex_t g_wwn_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_wwn_cv = PTHREAD_COND_INITIALIZER;
+static unsigned g_wwn_held;
+
 char *
 tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev)
 {
+	pthread_mutex_lock(&g_wwn_mu);
+	if (dev->wwn_hold) {
+		g_wwn_held++;
+		pthread_cond_broadcast(&g_wwn_cv);
+		while (dev->wwn_hold) {
+			pthread_cond_wait(&g_wwn_cv, &g_wwn_mu);
+		}
+		g_wwn_held--;
+	}
+	pthread_mutex_unlock(&g_wwn_mu);
 	return dev->serial[0] != '\0' ? strdup(dev->serial) : NULL;
+}
+
+bool
+fake_wwn_wait_held(void)
+{
+	struct timespec until;
+	bool held;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&g_wwn_mu);
+	while (g_wwn_held == 0 && pthread_cond_timedwait(&g_wwn_cv, &g_wwn_mu, &until) == 0) {
+	}
+	held = g_wwn_held > 0;
+	pthread_mutex_unlock(&g_wwn_mu);
+	return held;
+}
+
+void
+fake_wwn_release(struct tcmu_device *dev)
+{
+	pthread_mutex_lock(&g_wwn_mu);
+	dev->wwn_hold = false;
+	pthread_cond_broadcast(&g_wwn_cv);
+	pthread_mutex_unlock(&g_wwn_mu);
 }
 
 unsigned int

@@ -171,13 +171,22 @@ dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char 
 	mkdirs(rel);
 }
 
+void
+grow_lu(struct tcmu_device *d, const char *file, uint64_t bytes)
+{
+	g_handler->close(d);
+	make_backing(file, bytes);
+	d->num_lbas = bytes / BS;
+	CHECK(g_handler->open(d, false) == 0);
+}
+
 int
 run_cmd(struct tcmu_device *d, const uint8_t *cdb, void *buf, size_t len, uint8_t *sense)
 {
 	struct tcmulib_cmd lc;
 	struct tcmur_cmd rc;
 	struct iovec iov[2];
-	uint8_t cdb_copy[16];
+	uint8_t *cdb_copy;
 	size_t half = len / 2;
 	int sts;
 
@@ -189,9 +198,14 @@ run_cmd(struct tcmu_device *d, const uint8_t *cdb, void *buf, size_t len, uint8_
 	memset(&lc, 0, sizeof(lc));
 	memset(&rc, 0, sizeof(rc));
 	memset(lc.sense_buf, 0xEE, sizeof(lc.sense_buf));
-	/* as libtcmu: the command's own copy of the CDB (length from the opcode group) */
+	/*
+	 * as libtcmu: the command's own copy of the CDB, exactly as long as the
+	 * opcode group says (ASan sees a write past it: the runner keeps its
+	 * tcmur_cmd right behind those bytes)
+	 */
 	static const uint8_t group_len[8] = { 6, 10, 10, 16, 16, 12, 16, 16 };
-	memset(cdb_copy, 0, sizeof(cdb_copy));
+	cdb_copy = malloc(group_len[cdb[0] >> 5]);
+	CHECK(cdb_copy != NULL);
 	memcpy(cdb_copy, cdb, group_len[cdb[0] >> 5]);
 	lc.cdb = cdb_copy;
 	lc.iovec = iov;
@@ -210,6 +224,7 @@ run_cmd(struct tcmu_device *d, const uint8_t *cdb, void *buf, size_t len, uint8_
 	if (sense != NULL) {
 		memcpy(sense, lc.sense_buf, sizeof(lc.sense_buf));
 	}
+	free(cdb_copy);
 	return sts;
 }
 
@@ -365,6 +380,34 @@ send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense)
 	return run_cmd(d, cdb, buf, (size_t)((int)n + iov_adj), sense);
 }
 
+/*
+ * xcopy-stat's refresh request: STATSDIR/refresh made, then waited for until
+ * neither it nor refresh.busy is left (the stats writer renamed it, wrote the
+ * changed LUs' files and removed it). Real time (nanosleep), at most 10 s.
+ */
+bool
+stats_refresh(void)
+{
+	const struct timespec ms10 = { 0, 10 * 1000000L };
+	char req[512], busy[512];
+	int fd, i;
+
+	snprintf(req, sizeof(req), "%s/stats/refresh", g_tmp);
+	snprintf(busy, sizeof(busy), "%s/stats/refresh.busy", g_tmp);
+	fd = open(req, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		return false;
+	}
+	close(fd);
+	for (i = 0; i < 1000; i++) {
+		if (access(req, F_OK) != 0 && access(busy, F_OK) != 0) {
+			return true;
+		}
+		nanosleep(&ms10, NULL);
+	}
+	return false;
+}
+
 uint64_t
 stat_of(const char *lu, const char *key)
 {
@@ -373,6 +416,7 @@ stat_of(const char *lu, const char *key)
 	uint64_t r = UINT64_MAX;
 	FILE *f;
 
+	CHECK(stats_refresh());
 	snprintf(p, sizeof(p), "%s/stats/%s.stats", g_tmp, lu);
 	f = fopen(p, "r");
 	if (f == NULL) {

@@ -41,6 +41,11 @@ int backing_fd(const char *name);
 void snapshot(const char *name, const char *copy);
 void dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char *file,
 	       const char *opts, const char *serial);
+/*
+ * Close d, make its backing file (zeros) and the LU bytes long, open it
+ * again: a copy of several engine chunks (XT_PAR_PIECES x 1 MiB) in one LU.
+ */
+void grow_lu(struct tcmu_device *d, const char *file, uint64_t bytes);
 void naa_of(const char *serial, uint8_t *d);
 void cscd_for(struct xcm_cscd *c, const char *serial);
 void mkdirs(const char *rel);
@@ -54,7 +59,10 @@ uint8_t sense_key(const uint8_t *s, size_t len);
 void list_one(const char *src_ser, const char *dst_ser, uint32_t nblocks, uint64_t slba,
 	      uint64_t dlba, uint8_t usage, uint8_t id);
 int send_xcopy(struct tcmu_device *d, int plen_adj, int iov_adj, uint8_t *sense);
+/* a counter of lu's stats file, read after a refresh (stats_refresh); UINT64_MAX: none */
 uint64_t stat_of(const char *lu, const char *key);
+/* ask the plugin's stats writer for a refresh and wait for it (false: not served in 10 s) */
+bool stats_refresh(void);
 
 /* fake configfs (harness.c): LUNs, ACL mappings, demo mode */
 #define LOOP "cfs/loopback/naa.5001405aaaaaaaaa/tpgt_1"
@@ -77,6 +85,7 @@ struct ptest {
 extern const struct ptest g_core_tests[];    /* plugin_test.c */
 extern const struct ptest g_async_tests[];   /* async_test.c */
 extern const struct ptest g_odx_tests[];     /* odx_test.c */
+extern const struct ptest g_peer_tests[];    /* peer_test.c */
 
 /* sense decoded by the engine: fixed format, current (response code 70h)? */
 bool sense_fixed_current(const uint8_t *s, size_t len);
@@ -105,6 +114,8 @@ void test_write_cache(void);
 void test_faults(void);
 void test_fault_delay(void);
 void test_fault_cfgstring(void);
+/* null_test.c */
+void test_null_store(void);
 /* rsoc_test.c */
 void test_rsoc(void);
 void test_rsoc_one(void);
@@ -119,5 +130,14 @@ void plugin_clock_advance_ms(unsigned ms);
 void plugin_gate_hold(unsigned pass);
 bool plugin_gate_wait_held(void);   /* false: nothing arrived within 30 s */
 void plugin_gate_open(bool sleep_after);
+/* fake_sync.c: fdatasync calls of the process so far (the plugin's store flushes) */
+unsigned long plugin_fdatasyncs(void);
+/* ws_test.c */
+int ws_cmd(struct tcmu_device *d, uint8_t op, uint64_t lba, uint32_t n, bool unmap,
+	   const uint8_t *block, uint8_t *sense);
+void test_ws_pattern(void);
+void test_ws_deadline(void);
+void test_ws_handoff(void);
+void test_wce_durable(void);
 
 #endif

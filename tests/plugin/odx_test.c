@@ -482,12 +482,16 @@ test_abort(void)
 	pthread_t th;
 	struct bg b;
 
-	/* a running 2 MiB WUT (300 ms per 1 MiB read and write) aborted in its first chunk */
-	fill_pattern("a.img", 0, 2u << 20, 0x19);
-	one_range(0, (2u << 20) / BS);
+	/*
+	 * a running 8 MiB WUT (two 4 MiB chunks, 300 ms per 1 MiB read and write)
+	 * aborted in its first chunk
+	 */
+	grow_lu(&g_a, "a.img", 16u << 20);
+	fill_pattern("a.img", 0, 8u << 20, 0x19);
+	one_range(0, (8u << 20) / BS);
 	CHECK(populate(&g_a, 0x801, 0, tok));
 	put_file("stats/lu_a.fault", "delay:300\n");
-	one_range((2u << 20) / BS, (2u << 20) / BS);
+	one_range((8u << 20) / BS, (8u << 20) / BS);
 	memcpy(g_tl.token, tok, 512);
 	g_tl.offset = 0;
 	g_tl.del_tkn = false;
@@ -503,11 +507,11 @@ test_abort(void)
 	CHECK(b.sts == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(b.lc.sense_buf, XCM_SK_COPY_ABORTED, 0x0000));
 	CHECK(rrti(&g_a, 0x802, &st, &blocks, NULL) == 0);
-	if (st.op_status != XCM_RCS4_TERMINATED || blocks != (1u << 20) / BS) {
+	if (st.op_status != XCM_RCS4_TERMINATED || blocks != (4u << 20) / BS) {
 		fprintf(stderr, "  WUT abort: status %02x, %llu blocks\n", st.op_status,
 			(unsigned long long)blocks);
 	}
-	CHECK(st.op_status == XCM_RCS4_TERMINATED && blocks == (1u << 20) / BS);
+	CHECK(st.op_status == XCM_RCS4_TERMINATED && blocks == (4u << 20) / BS);
 	/* SPC-4 6.18.3: the WUT's status (CHECK CONDITION) and its sense: COPY ABORTED */
 	CHECK(st.sa == XCM_SA_WRITE_USING_TOKEN && st.cmd_status == 0x02 && st.sense_len >= 14 &&
 	      sense_key(st.sense, st.sense_len) == XCM_SK_COPY_ABORTED);
@@ -517,14 +521,15 @@ test_abort(void)
 	 */
 	CHECK(rcs4_raw(&g_a, 0x802, rcs) == 0);
 	CHECK((rcs[4] & 0x1F) == XCM_SA_WRITE_USING_TOKEN && (rcs[5] & 0x7F) == XCM_RCS4_TERMINATED &&
-	      rcs[12] == 0x02 && rcs[15] == XCM_TC_UNITS_BYTES && xcm_get_be64(rcs + 16) == 1u << 20 &&
+	      rcs[12] == 0x02 && rcs[15] == XCM_TC_UNITS_BYTES && xcm_get_be64(rcs + 16) == 4u << 20 &&
 	      sense_key(rcs + 32, 64 - 32) == XCM_SK_COPY_ABORTED);
-	if ((rcs[5] & 0x7F) != XCM_RCS4_TERMINATED || xcm_get_be64(rcs + 16) != 1u << 20) {
+	if ((rcs[5] & 0x7F) != XCM_RCS4_TERMINATED || xcm_get_be64(rcs + 16) != 4u << 20) {
 		fprintf(stderr, "  WUT abort RCS4: sa %02x status %02x cmd %02x units %02x count %llu\n",
 			rcs[4], rcs[5], rcs[12], rcs[15], (unsigned long long)xcm_get_be64(rcs + 16));
 	}
 	put_file("stats/lu_a.fault", "off\n");
-	CHECK(same_bytes("a.img", 2u << 20, "a.img", 0, 1u << 20));
+	CHECK(same_bytes("a.img", 8u << 20, "a.img", 0, 4u << 20));
+	CHECK(!same_bytes("a.img", 12u << 20, "a.img", 4u << 20, 4096));
 }
 
 /* Tokens do not outlive their LU (nor the process: a random epoch in the identifier). */
@@ -542,6 +547,44 @@ test_close(void)
 	CHECK(sense_is(sense, XCM_SK_ILLEGAL_REQUEST, 0x2304));
 }
 
+/*
+ * WCE = 0 on the WUT's LU: what it wrote (a token's data, the zero token's
+ * zeros) is flushed (fdatasync) before GOOD; POPULATE TOKEN writes no
+ * destination. WCE = 1: no flush.
+ */
+static void
+test_wut_durable(void)
+{
+	struct tcmulib_cfg_info cfg;
+	uint8_t tok[512], zt[512];
+	unsigned long n;
+	int pass;
+
+	xcm_rod_token_zero(zt);
+	fill_pattern("a.img", 0, 64 * BS, 0x52);
+	for (pass = 0; pass < 2; pass++) {
+		unsigned long want = pass == 0 ? 1 : 0;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.type = TCMULIB_CFG_WRITE_CACHE;
+		cfg.data.write_cache = pass == 1;
+		CHECK(g_handler->reconfig(&g_a, &cfg) == 0);
+		one_range(0, 16);
+		n = plugin_fdatasyncs();
+		CHECK(populate(&g_a, 0x910 + (uint32_t)pass * 4, 60, tok));
+		CHECK(plugin_fdatasyncs() == n);
+		one_range(1000, 16);
+		CHECK(wut(&g_a, 0x911 + (uint32_t)pass * 4, tok, 0, false, NULL) == TCMU_STS_OK);
+		CHECK(plugin_fdatasyncs() - n == want);
+		CHECK(same_bytes("a.img", 1000 * BS, "a.img", 0, 16 * BS));
+		n = plugin_fdatasyncs();
+		one_range(2000, 8);
+		CHECK(wut(&g_a, 0x912 + (uint32_t)pass * 4, zt, 0, false, NULL) == TCMU_STS_OK);
+		CHECK(plugin_fdatasyncs() - n == want);
+		CHECK(is_zero("a.img", 2000 * BS, 8 * BS));
+	}
+}
+
 /* Each test starts from an empty token list (g_tl). */
 #define ODX_TEST(f)                                \
 	static void f##_fresh(void)               \
@@ -557,6 +600,7 @@ ODX_TEST(test_zero_rart_limits)
 ODX_TEST(test_abort_queued)
 ODX_TEST(test_abort)
 ODX_TEST(test_close)
+ODX_TEST(test_wut_durable)
 
 const struct ptest g_odx_tests[] = {
 	{ "odx.pt_rrti_wut", test_pt_rrti_wut_fresh },
@@ -567,5 +611,6 @@ const struct ptest g_odx_tests[] = {
 	{ "odx.abort_queued", test_abort_queued_fresh },
 	{ "odx.abort", test_abort_fresh },
 	{ "odx.close", test_close_fresh },
+	{ "odx.wut_durable", test_wut_durable_fresh },
 	{ NULL, NULL },
 };

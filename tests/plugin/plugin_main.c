@@ -71,6 +71,8 @@ tmp_up(void)
 	setenv("XCOPY_SYSFS_ROOT", env, 1);
 	snprintf(env, sizeof(env), "%s/stats", g_tmp);
 	setenv("XCOPY_STATS_DIR", env, 1);
+	snprintf(env, sizeof(env), "%s/peers.conf", g_tmp);   /* peer_test.c writes it */
+	setenv("XCOPY_PEERS", env, 1);
 }
 
 /* Backing files, LUs A (auto), B (read/write loop only), C (xcopy=core), loopback A+B. */
@@ -122,7 +124,7 @@ fixture_down(const char *name, bool failed)
 static size_t
 collect(const struct ptest **all)
 {
-	const struct ptest *lists[] = { g_core_tests, g_async_tests, g_odx_tests };
+	const struct ptest *lists[] = { g_core_tests, g_async_tests, g_odx_tests, g_peer_tests };
 	size_t i, n = 0;
 	const struct ptest *t;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -343,6 +344,59 @@ test_closed_lu_unreachable(void)
 }
 
 /* The test list (plugin_main.c runs it): every test on a fresh fixture. */
+/*
+ * The stats file is written off the command path by one writer, at most
+ * every XT_STATS_PERIOD_MS (500 ms) for a LU whose counters changed, or on
+ * a refresh request: 40 EXTENDED COPY and 40 RECEIVE COPY RESULTS on lu_a
+ * replace lu_a.stats (rename: IN_MOVED_TO, counted by inotify; with
+ * IN_MOVED_FROM watched too, as inotify merges an event equal to the one
+ * queued last) at most
+ * 2 + elapsed / 500 ms times (the old code: once per command, 80), and the
+ * refresh after them shows every command counted.
+ */
+static void
+test_stats_writer(void)
+{
+	enum { N = 40 };
+	char dir[512], ev[8192] __attribute__((aligned(8)));
+	uint8_t cdb[16], buf[128], sense[96];
+	uint64_t c0 = stat_of("lu_a", "commands"), r0 = stat_of("lu_a", "rcr");
+	struct timespec t0, t1;
+	unsigned int writes = 0, i;
+	long elapsed_ms;
+	ssize_t n;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/stats", g_tmp);
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	CHECK(fd >= 0 && inotify_add_watch(fd, dir, IN_MOVED_FROM | IN_MOVED_TO) >= 0);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+	for (i = 0; i < N; i++) {
+		list_one(SER_A, SER_A, 1, 0, 100, XCM_LIST_ID_NONE, 0);
+		CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+		xcm_cdb_rcr(cdb, XCM_SA_RCR_OP_PARAMS, 0, sizeof(buf));
+		CHECK(run_cmd(&g_a, cdb, buf, sizeof(buf), sense) == TCMU_STS_OK);
+	}
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t1);
+	elapsed_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	while ((n = read(fd, ev, sizeof(ev))) > 0) {
+		for (char *p = ev; p < ev + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+
+			writes += (e->mask & IN_MOVED_TO) && e->len > 0 &&
+				  strcmp(e->name, "lu_a.stats") == 0;
+			p += sizeof(*e) + e->len;
+		}
+	}
+	close(fd);
+	printf("    stats: %u commands on lu_a in %ld ms: lu_a.stats written %u times\n", 2 * N,
+	       elapsed_ms, writes);
+	CHECK(writes <= 2 + (unsigned long)elapsed_ms / 500);
+	CHECK(writes < N);
+	CHECK(stat_of("lu_a", "commands") == c0 + N);
+	CHECK(stat_of("lu_a", "rcr") == r0 + N);
+}
+
 const struct ptest g_core_tests[] = {
 	{ "registration", test_registration },
 	{ "check_config", test_check_config },
@@ -355,15 +409,21 @@ const struct ptest g_core_tests[] = {
 	{ "access_rule", test_access_rule },
 	{ "ambiguous_designator", test_ambiguous_designator },
 	{ "rcr", test_rcr },
+	{ "stats_writer", test_stats_writer },
 	{ "held_scope", test_held_scope },
 	{ "paths", test_paths },
 	{ "sbc_checks", test_sbc_checks },
 	{ "sbc_write_same", test_sbc_write_same },
 	{ "write_same_unmap", test_write_same_unmap },
 	{ "write_cache", test_write_cache },
+	{ "ws_pattern", test_ws_pattern },
+	{ "ws_deadline", test_ws_deadline },
+	{ "ws_handoff", test_ws_handoff },
+	{ "wce_durable", test_wce_durable },
 	{ "faults", test_faults },
 	{ "fault_delay", test_fault_delay },
 	{ "fault_cfgstring", test_fault_cfgstring },
+	{ "null_store", test_null_store },
 	{ "rsoc", test_rsoc },
 	{ "rsoc_one", test_rsoc_one },
 	{ "closed_lu_unreachable", test_closed_lu_unreachable },

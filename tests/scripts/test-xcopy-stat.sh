@@ -70,5 +70,30 @@ grep -qx '# TYPE xcopy_store_copies_total counter' "$T/out" &&
 	grep -q '^# HELP xcopy_store_copies_total RBD to RBD copy calls' "$T/out" && ok ||
 	ko "RBD keys: $(grep store_copies\\\|inflight "$T/out")"
 
+# refresh: with a live writer (DIR/writer.pid) xcopy-stat asks it for fresh
+# files (DIR/refresh) and reads them once served; a stand-in writer here
+# serves the request as the plugin's does (rename to refresh.busy, write,
+# remove). Without a writer.pid (the folders above) it asks nothing.
+mkdir "$T/w"
+printf 'name w0\npath /srv/w0.img\ncommands 1\n' >"$T/w/w0.stats"
+(
+	for _ in $(seq 500); do
+		if mv "$T/w/refresh" "$T/w/refresh.busy" 2>/dev/null; then
+			printf 'name w0\npath /srv/w0.img\ncommands 7\n' >"$T/w/w0.stats"
+			rm -f "$T/w/refresh.busy"
+			exit 0
+		fi
+		sleep 0.01
+	done
+) &
+echo $! >"$T/w/writer.pid"
+expect "a live writer: its refreshed file read" 0 - "$XS" -d "$T/w" w0
+read -r -a row < <(sed -n 2p "$T/out")
+[ "${row[1]}" = 7 ] && [ ! -e "$T/w/refresh" ] && ok || ko "refresh: w0's row ${row[*]}"
+wait
+expect "a writer gone: no request, the file as it is" 0 - "$XS" -d "$T/w" w0
+[ ! -e "$T/w/refresh" ] && ok || ko "refresh asked of a writer that is gone"
+[ ! -e "$FX/refresh" ] && ok || ko "refresh asked in a folder without writer.pid"
+
 echo "xcopy-stat: $pass checks passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,7 +7,9 @@
 #     "6.00 MiB / 6.00 MiB 100% ... host"; --no-progress silences it; not a
 #     TTY: nothing unless --progress, then plain lines;
 #   - --stats=json parsed by python3: the numbers of the copy; text --stats;
-#   - --dry-run writes and creates nothing; exit codes and one-line errors.
+#   - --dry-run writes and creates nothing; exit codes and one-line errors;
+#   - a copy failing half way (a file size limit) leaves the destination as
+#     it was: a new one removed, an existing one its old length back (-r too).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 XCP=$(realpath "${1:-$HERE/../../build/host/xcp}")
@@ -95,8 +97,18 @@ check "... and the JSON says so" json d7.json '
 assert d["result"] == "open-failed" and d["exit_code"] == 4 and "missing" in d["error"], d'
 rc=0; "$XCP" dir d8 2>err8 || rc=$?
 check "a directory as SRC: exit 4, says to use -r" bash -c "[ $rc -eq 4 ] && grep -q 'copy trees with xcp -r' err8"
+# a copy failing half way (a file size limit: EFBIG after 64 KiB, SIGXFSZ ignored) leaves
+# the destination as it was: a new one removed, an existing one its old length back
+fsz() { (trap '' XFSZ; ulimit -f 64; exec "$@"); }
+rc=0; fsz "$XCP" src d11 2>err11 || rc=$?
+check "a copy failing half way (EFBIG): exit 2, the new destination removed" \
+	bash -c "[ $rc -eq 2 ] && [ ! -e d11 ] && grep -q '^xcp: copy failed: File too large' err11"
+head -c 1000 /dev/zero >d12
+rc=0; fsz "$XCP" src d12 2>/dev/null || rc=$?
+check "... an existing destination gets its old length back" \
+	bash -c "[ $rc -eq 2 ] && [ \$(stat -c %s d12) -eq 1000 ]"
 
-# --- -r: a tree (the library's side: tests/unit/test_xcp_tree.c; offloaded: lab 300) ---
+# --- -r: a tree (the library's side: tests/unit/host/cli/test_xcp_tree.c; offloaded: lab 300) ---
 mkdir -p tree/sub && cp src tree/f && printf x >tree/sub/g && ln -sf sub/g tree/l
 truncate -s 20M tree/hole && printf y >>tree/hole
 rc=0; "$XCP" -r --stats=json tree copy >tree.json 2>tree.err || rc=$?
@@ -113,6 +125,15 @@ check "-r: the sparse file stays sparse" bash -c "[ \$(stat -c %b copy/hole) -le
 "$XCP" -r --stats tree copy >tree.txt 2>&1
 check "-r --stats (text): one line per file with its fallback reason" \
 	bash -c "grep -q '^tree: *3 files, 2 directories, 1 symlinks' tree.txt && grep -Eq '^file sub/g: 1 bytes, 0 offloaded, 1 host, 0 holes; fallback [a-z-]+ 1$' tree.txt"
+rc=0; fsz "$XCP" -r --stats=json tree copy2 >tree2.json 2>/dev/null || rc=$?
+check "-r, files failing half way (EFBIG): exit 2, reported as failed, not in the copy" \
+	bash -c "[ $rc -eq 2 ] && [ ! -e copy2/f ] && [ ! -e copy2/hole ] && cmp -s tree/sub/g copy2/sub/g && \
+		[ -z \"\$(ls -A copy2 | grep '^\\.')\" ]"
+check "... --stats=json: f and hole failed, sub/g copied" json tree2.json '
+e = {x["path"]: x for x in d["tree"]["entries"]}
+assert d["tree"]["failed"] == 2 and d["exit_code"] == 2, d
+assert "File too large" in e["f"]["error"] and "File too large" in e["hole"]["error"], e
+assert e["sub/g"]["error"] is None, e'
 rc=0; "$XCP" -r tree tree/sub 2>err9 || rc=$?
 check "-r into itself: exit 1, one line" bash -c "[ $rc -eq 1 ] && [ \$(wc -l <err9) -eq 1 ] && grep -q 'into itself' err9 && [ ! -e tree/sub/tree ]"
 for bad in "-r --offset 1 tree d9" "-r -n tree d9" "-r tree /dev/null"; do

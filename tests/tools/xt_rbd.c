@@ -159,7 +159,11 @@ cmd_copy(char **av)
 	}
 	bound(src, dst);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = xt_rbd_copy(src, soff, dst, doff, len, &st, why, sizeof(why));
+	{
+		const struct xt_rbd_range rr = { src, soff, dst, doff, len };
+
+		rc = xt_rbd_copy(&rr, &st, why, sizeof(why));
+	}
 	if (rc == 0) {
 		rc = xt_rbd_flush(dst);
 		snprintf(why, sizeof(why), "flush: %s", strerror(-rc));
@@ -170,8 +174,9 @@ cmd_copy(char **av)
 	}
 	printf("copyfrom_bytes=%" PRIu64 " copyfrom_objects=%" PRIu64 " hole_objects=%"
 	       PRIu64 " gateway_bytes=%" PRIu64 " touch_bytes=%" PRIu64 " fallbacks=%"
-	       PRIu64 " unsafe='%s' secs=%.3f\n", st.copyfrom_bytes, st.copyfrom_objects,
-	       st.hole_objects, st.gateway_bytes, st.touch_bytes, st.fallbacks,
+	       PRIu64 " unpins=%" PRIu64 " unpin_ms=%" PRIu64 " unsafe='%s' secs=%.3f\n",
+	       st.copyfrom_bytes, st.copyfrom_objects, st.hole_objects, st.gateway_bytes,
+	       st.touch_bytes, st.fallbacks, st.unpins, st.unpin_ms,
 	       xt_rbd_unsafe_name(st.last_unsafe),
 	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	if (dst != src) {

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-struct xcm_lu; /* the backend's LU handle, opaque to the engine */
+struct xt_lu; /* the backend's LU handle, opaque to the engine */
 
 /* What a failing backend operation reports; forwarded in COPY ABORTED sense. */
 struct xcm_io_err {
@@ -36,17 +36,17 @@ struct xcm_backend_ops {
 	 * the command). 0 with *out set; -ENOENT: no such LU; -EACCES: it exists
 	 * but the access rule forbids reaching it from self.
 	 */
-	int (*resolve)(void *ctx, struct xcm_lu *self, const struct xcm_cscd *cscd,
-		       struct xcm_lu **out);
-	uint32_t (*block_size)(void *ctx, struct xcm_lu *lu);
-	uint64_t (*num_blocks)(void *ctx, struct xcm_lu *lu);
+	int (*resolve)(void *ctx, struct xt_lu *self, const struct xcm_cscd *cscd,
+		       struct xt_lu **out);
+	uint32_t (*block_size)(void *ctx, struct xt_lu *lu);
+	uint64_t (*num_blocks)(void *ctx, struct xt_lu *lu);
 	/*
 	 * Copy len bytes from src at byte offset src_off to dst at dst_off.
 	 * Ranges are inside both LUs (checked by the engine); on the same LU they
 	 * may overlap and must be copied as memmove would. 0, or -errno with
 	 * *ioerr filled. May block; called on the command's thread.
 	 */
-	int (*copy)(void *ctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
+	int (*copy)(void *ctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst,
 		    uint64_t dst_off, uint64_t len, struct xcm_io_err *ioerr);
 	/*
 	 * Optional (NULL: no deadline is ever honoured): a monotonic clock in
@@ -67,7 +67,7 @@ struct xcm_backend_ops {
 	 * Optional, with copy_run (NULL or 0: segments are never merged): the
 	 * most bytes one copy_run call may take between src and dst.
 	 */
-	uint64_t (*run_len)(void *ctx, struct xcm_lu *src, struct xcm_lu *dst);
+	uint64_t (*run_len)(void *ctx, struct xt_lu *src, struct xt_lu *dst);
 	/*
 	 * Optional: copy a run of consecutive segments that are contiguous on
 	 * both sides (same two LUs, ranges not overlapping) in one call, all or
@@ -75,7 +75,7 @@ struct xcm_backend_ops {
 	 * copies the run again segment by segment through copy, so failures are
 	 * reported exactly as serial execution reports them.
 	 */
-	int (*copy_run)(void *ctx, struct xcm_lu *src, uint64_t src_off, struct xcm_lu *dst,
+	int (*copy_run)(void *ctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst,
 			uint64_t dst_off, uint64_t len);
 };
 
@@ -132,13 +132,13 @@ struct xcm_exec_result {
  * forwarded sense for I/O failures).
  */
 enum xcm_status xcm_list_execute(const struct xcm_list *l, const struct xcm_limits *lim,
-				 const struct xcm_backend_ops *ops, void *ctx, struct xcm_lu *self,
+				 const struct xcm_backend_ops *ops, void *ctx, struct xt_lu *self,
 				 struct xcm_exec_result *res, struct xcm_err *err);
 
 /* The same, bounded by opts (NULL: as xcm_list_execute: no deadline, default chunks). */
 enum xcm_status xcm_list_execute_opts(const struct xcm_list *l, const struct xcm_limits *lim,
 				      const struct xcm_backend_ops *ops, void *ctx,
-				      struct xcm_lu *self, const struct xcm_exec_opts *opts,
+				      struct xt_lu *self, const struct xcm_exec_opts *opts,
 				      struct xcm_exec_result *res, struct xcm_err *err);
 
 /*

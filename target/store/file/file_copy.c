@@ -22,21 +22,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fault/fault.h"
 #include "store/file/store_file.h"
 #include "xos.h"
 
 static bool
-same_file(const struct xcm_lu *a, const struct xcm_lu *b)
+same_file(const struct xt_lu *a, const struct xt_lu *b)
 {
 	return xt_file(a)->st_dev == xt_file(b)->st_dev && xt_file(a)->st_ino == xt_file(b)->st_ino;
 }
 
 static int
-try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint64_t doff,
-	  uint64_t len, enum xt_clone pol)
+try_clone(const struct xt_range *r, enum xt_clone pol)
 {
-	const struct xt_file *s = xt_file(src), *d = xt_file(dst);
+	const struct xt_file *s = xt_file(r->src), *d = xt_file(r->dst);
+	uint64_t so = r->soff, doff = r->doff, len = r->len;
 	struct file_clone_range fcr;
 	uint64_t align = s->fs_block > d->fs_block ? s->fs_block : d->fs_block;
 
@@ -57,30 +56,20 @@ try_clone(const struct xcm_lu *src, uint64_t so, const struct xcm_lu *dst, uint6
 	return 0;
 }
 
-/* The fault-injection hook (fault.c) before each pread (src) / pwrite (dst). */
-struct fault_pair {
-	const struct xcm_lu *src, *dst;
-};
-
-static int
-fault_io(void *arg, bool write, size_t *want)
-{
-	const struct fault_pair *fp = arg;
-
-	return xt_fault_io(write ? fp->dst : fp->src, write, want);
-}
-
 int
-xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
-	     uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
-	     enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
+xt_file_copy(struct xt_copy *c, const struct xt_range *r, uint8_t *bounce)
 {
+	const struct xt_lu *src = r->src, *dst = r->dst;
+	uint64_t src_off = r->soff, dst_off = r->doff, len = r->len;
 	bool same = same_file(src, dst);
 	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
-	struct fault_pair fp = { src, dst };
+	enum xt_clone clone = c->clone;
+	enum xt_cfr cfr = c->cfr;
+	struct xt_copy_acct *acct = &c->acct;
+	bool *at_dst = &c->at_dst;
+	uint64_t *done = &c->done;
 	const struct xos_copy_ops cfr_ops = { 0 };
-	struct xos_copy_ops rw_ops = { .rw_chunk = XT_BOUNCE_LEN, .buf = bounce, .io = fault_io,
-				       .arg = &fp };
+	struct xos_copy_ops rw_ops = { .rw_chunk = XT_BOUNCE_LEN, .buf = bounce };
 	struct xos_copy_res res;
 	uint64_t moved = 0;
 	int rc;
@@ -90,13 +79,8 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 	if (len == 0 || (same && src_off == dst_off)) {
 		return 0;   /* nothing to move */
 	}
-	if (xt_fault_active(src) || xt_fault_active(dst)) {
-		/* fault injection (fault.c) counts pread/pwrite calls: no clone, no cfr */
-		clone = XT_CLONE_NEVER;
-		cfr = XT_CFR_NEVER;
-	}
 	if (clone != XT_CLONE_NEVER && !overlap) {
-		rc = try_clone(src, src_off, dst, dst_off, len, clone);
+		rc = try_clone(r, clone);
 		if (rc == 0) {
 			acct->clone_bytes += len;
 			*done = len;
@@ -132,11 +116,11 @@ xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *ds
 }
 
 void
-xt_wb_init(struct xt_wb *wb)
+xt_wb_init(struct xt_copy *c)
 {
-	wb->fd = -1;
-	wb->off = 0;
-	wb->len = 0;
+	c->wb.fd = -1;
+	c->wb.off = 0;
+	c->wb.len = 0;
 }
 
 /*
@@ -149,22 +133,25 @@ xt_wb_init(struct xt_wb *wb)
  * write cache is unchanged: SYNCHRONIZE CACHE still does fdatasync).
  */
 void
-xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len)
+xt_wb_chunk(struct xt_copy *c, const struct xt_range *r)
 {
+	const struct xt_lu *dst = r->dst;
+	uint64_t off = r->doff, len = r->len;
+
 	if (dst->cfg.wb_late || len == 0) {
 		return;
 	}
 	/* start this chunk's writeback; errors only mean no pacing */
 	(void)sync_file_range(xt_file(dst)->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
-	if (wb->fd >= 0 && wb->len > 0) {
+	if (c->wb.fd >= 0 && c->wb.len > 0) {
 		/* the chunk before: wait until its pages are written back */
-		(void)sync_file_range(wb->fd, (off64_t)wb->off, (off64_t)wb->len,
+		(void)sync_file_range(c->wb.fd, (off64_t)c->wb.off, (off64_t)c->wb.len,
 				      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 					      SYNC_FILE_RANGE_WAIT_AFTER);
 	}
-	wb->fd = xt_file(dst)->fd;
-	wb->off = off;
-	wb->len = len;
+	c->wb.fd = xt_file(dst)->fd;
+	c->wb.off = off;
+	c->wb.len = len;
 }
 
 int

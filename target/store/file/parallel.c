@@ -20,22 +20,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fault/fault.h"
 #include "store/file/store_file.h"
 
+/* One piece: its range, buffer, and its own copy state (policy, outcome, counts). */
 struct piece {
-	uint64_t so, doff, len;
+	struct xt_range r;
 	uint8_t *bounce;
-	struct xt_copy_acct acct;
-	bool at_dst;
-	uint64_t done;
+	struct xt_copy c;
 	int rc;
 };
 
 struct batch {
-	const struct xcm_lu *src, *dst;
-	enum xt_clone clone;
-	enum xt_cfr cfr;
 	int nice;                    /* the job's copy_nice, for the helpers */
 	struct piece p[XT_PAR_PIECES];
 	unsigned int n;
@@ -54,10 +49,9 @@ static pthread_t g_threads[XT_PAR_PIECES];
 static bool g_quit;
 
 static void
-run_piece(struct batch *b, struct piece *p)
+run_piece(struct piece *p)
 {
-	p->rc = xt_file_copy(b->src, p->so, b->dst, p->doff, p->len, p->bounce, b->clone, b->cfr,
-			     &p->acct, &p->at_dst, &p->done);
+	p->rc = xt_file_copy(&p->c, &p->r, p->bounce);
 }
 
 /* Caller holds g_lock: take the next piece of b, or NULL (and dequeue b). */
@@ -101,7 +95,7 @@ helper_main(void *arg)
 		}
 		pthread_mutex_unlock(&g_lock);
 		old = xt_nice_lower(b->nice);
-		run_piece(b, p);
+		run_piece(p);
 		xt_nice_restore(old);
 		pthread_mutex_lock(&g_lock);
 		if (--b->left == 0) {
@@ -158,21 +152,24 @@ xt_par_shutdown(void)
 	}
 }
 
-/* Cut [src_off, +len) into pieces of XT_CHUNK, the last one taking the rest. */
+/* Cut r into pieces of XT_CHUNK, the last one taking the rest; c's policy for each. */
 static void
-batch_fill(struct batch *b, uint64_t src_off, uint64_t dst_off, uint64_t len,
-	   uint8_t *const *bounce, unsigned int nbounce)
+batch_fill(struct batch *b, const struct xt_copy *c, const struct xt_range *r,
+	   unsigned int nbounce)
 {
-	uint64_t off = 0;
+	uint64_t off = 0, len = r->len;
 	unsigned int i;
 
 	for (i = 0; off < len && i < XT_PAR_PIECES && i < nbounce; i++) {
-		b->p[i].so = src_off + off;
-		b->p[i].doff = dst_off + off;
-		b->p[i].len = len - off < XT_CHUNK || i + 1 == nbounce || i + 1 == XT_PAR_PIECES
-				      ? len - off : XT_CHUNK;
-		b->p[i].bounce = bounce[i];
-		off += b->p[i].len;
+		b->p[i].r = *r;
+		b->p[i].r.soff = r->soff + off;
+		b->p[i].r.doff = r->doff + off;
+		b->p[i].r.len = len - off < XT_CHUNK || i + 1 == nbounce || i + 1 == XT_PAR_PIECES
+					? len - off : XT_CHUNK;
+		b->p[i].bounce = c->bounce[i];
+		b->p[i].c.clone = c->clone;
+		b->p[i].c.cfr = c->cfr;
+		off += b->p[i].r.len;
 	}
 	b->n = i;
 	b->left = b->n;
@@ -193,7 +190,7 @@ batch_run(struct batch *b)
 	/* work on our own batch until nothing is left to take */
 	while ((p = take(b)) != NULL) {
 		pthread_mutex_unlock(&g_lock);
-		run_piece(b, p);
+		run_piece(p);
 		pthread_mutex_lock(&g_lock);
 		b->left--;
 	}
@@ -205,58 +202,63 @@ batch_run(struct batch *b)
 
 /* As the serial loop: the first failing piece decides, earlier bytes count. */
 static int
-batch_result(const struct batch *b, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done)
+batch_result(const struct batch *b, struct xt_copy *c)
 {
+	struct xt_copy_acct *acct = &c->acct;
 	unsigned int i;
 
-	*done = 0;
-	*at_dst = false;
+	c->done = 0;
+	c->at_dst = false;
 	for (i = 0; i < b->n; i++) {
-		acct->clone_bytes += b->p[i].acct.clone_bytes;
-		acct->cfr_bytes += b->p[i].acct.cfr_bytes;
-		acct->rw_bytes += b->p[i].acct.rw_bytes;
+		acct->clone_bytes += b->p[i].c.acct.clone_bytes;
+		acct->cfr_bytes += b->p[i].c.acct.cfr_bytes;
+		acct->rw_bytes += b->p[i].c.acct.rw_bytes;
 	}
 	for (i = 0; i < b->n; i++) {
 		if (b->p[i].rc != 0) {
-			*done += b->p[i].done;
-			*at_dst = b->p[i].at_dst;
+			c->done += b->p[i].c.done;
+			c->at_dst = b->p[i].c.at_dst;
 			return b->p[i].rc;
 		}
-		*done += b->p[i].len;
+		c->done += b->p[i].r.len;
 	}
 	return 0;
 }
 
-int
-xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
-	    uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
-	    enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
-	    uint64_t *done)
+/* Bounce buffers of c usable for r: allocated on first use, at most what the pool runs. */
+static unsigned int
+bounce_ready(struct xt_copy *c, const struct xt_range *r)
 {
+	unsigned int nb = 1, max = xt_par_pieces();
+
+	while (r->len > XT_CHUNK && nb < max && nb < XT_PAR_PIECES &&
+	       (c->bounce[nb] != NULL || (c->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
+		nb++;
+	}
+	return nb;
+}
+
+int
+xt_par_copy(struct xt_copy *c, const struct xt_range *r)
+{
+	const struct xt_lu *src = r->src, *dst = r->dst;
+	uint64_t src_off = r->soff, dst_off = r->doff, len = r->len;
 	bool same = xt_file(src)->st_dev == xt_file(dst)->st_dev &&
 		    xt_file(src)->st_ino == xt_file(dst)->st_ino;
 	bool overlap = same && src_off < dst_off + len && dst_off < src_off + len;
+	unsigned int nbounce;
 	struct batch b;
 
-	/* fault injection counts calls: keep their order (and so the tests) serial */
-	if (nbounce > xt_par_pieces()) {
-		nbounce = xt_par_pieces();
-	}
-	if (overlap || len <= XT_CHUNK || nbounce < 2 || xt_fault_active(src) ||
-	    xt_fault_active(dst)) {
-		return xt_file_copy(src, src_off, dst, dst_off, len, bounce[0], clone, cfr, acct,
-				    at_dst, done);
+	/* a merged run is clone or nothing: one call, as the engine planned it */
+	if (c->merged || overlap || len <= XT_CHUNK || (nbounce = bounce_ready(c, r)) < 2) {
+		return xt_file_copy(c, r, c->bounce[0]);
 	}
 	pthread_once(&g_once, pool_start);
 	memset(&b, 0, sizeof(b));
-	b.src = src;
-	b.dst = dst;
-	b.clone = clone;
-	b.cfr = cfr;
 	b.nice = dst->cfg.copy_nice;
 	pthread_cond_init(&b.done, NULL);
-	batch_fill(&b, src_off, dst_off, len, bounce, nbounce);
+	batch_fill(&b, c, r, nbounce);
 	batch_run(&b);
 	pthread_cond_destroy(&b.done);
-	return batch_result(&b, acct, at_dst, done);
+	return batch_result(&b, c);
 }

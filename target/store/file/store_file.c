@@ -13,7 +13,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "fault/fault.h"
 #include "store/file/store_file.h"
 #include "xos.h"
 
@@ -50,7 +49,7 @@ file_check(const char *cfgstring, char *why, size_t whylen)
 
 /* Opens cfg.path read-write; *size: its bytes (lu_open.c checks the geometry). */
 static int
-file_open(struct xcm_lu *lu, uint64_t *size)
+file_open(struct xt_lu *lu, uint64_t *size)
 {
 	struct xt_file *f = calloc(1, sizeof(*f));
 	struct statfs sfs;
@@ -58,21 +57,21 @@ file_open(struct xcm_lu *lu, uint64_t *size)
 	int rc;
 
 	if (f == NULL) {
-		tcmu_dev_err(lu->dev, "xcopy: out of memory\n");
+		xt_lu_err(lu, "xcopy: out of memory\n");
 		return -ENOMEM;
 	}
 	lu->priv = f;
 	f->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
 	if (f->fd < 0) {
 		rc = -errno;
-		tcmu_dev_err(lu->dev, "xcopy: backing file %s %s: %s\n", lu->cfg.path,
-			     rc == -ENOENT ? "does not exist" : "cannot be opened read-write",
-			     strerror(-rc));
+		xt_lu_err(lu, "xcopy: backing file %s %s: %s\n", lu->cfg.path,
+			  rc == -ENOENT ? "does not exist" : "cannot be opened read-write",
+			  strerror(-rc));
 		return rc;
 	}
 	if (fstat(f->fd, &st) != 0 || backing_size(f->fd, &st, size) != 0) {
-		tcmu_dev_err(lu->dev, "xcopy: backing file %s is not a regular file or block "
-			     "device\n", lu->cfg.path);
+		xt_lu_err(lu, "xcopy: backing file %s is not a regular file or block "
+			  "device\n", lu->cfg.path);
 		return -EINVAL;
 	}
 	f->st_dev = st.st_dev;
@@ -82,19 +81,19 @@ file_open(struct xcm_lu *lu, uint64_t *size)
 }
 
 static void
-file_too_small(struct xcm_lu *lu, uint64_t size, uint64_t need)
+file_too_small(struct xt_lu *lu, uint64_t size, uint64_t need)
 {
-	uint32_t bs = tcmu_dev_get_block_size(lu->dev);
+	uint32_t bs = xt_lu_block_size(lu);
 
-	tcmu_dev_err(lu->dev, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
-		     "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
-		     lu->cfg.path, (unsigned long long)size,
-		     (unsigned long long)tcmu_dev_get_num_lbas(lu->dev), bs,
-		     (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
+	xt_lu_err(lu, "xcopy: backing file %s is %llu bytes, smaller than the LU (%llu "
+		  "blocks of %u = %llu bytes); extend it (truncate -s %llu %s)\n",
+		  lu->cfg.path, (unsigned long long)size,
+		  (unsigned long long)xt_lu_num_lbas(lu), bs,
+		  (unsigned long long)need, (unsigned long long)need, lu->cfg.path);
 }
 
 static void
-file_close(struct xcm_lu *lu)
+file_close(struct xt_lu *lu)
 {
 	struct xt_file *f = xt_file(lu);
 
@@ -109,7 +108,7 @@ file_close(struct xcm_lu *lu)
 }
 
 static int
-file_size(struct xcm_lu *lu, uint64_t *bytes)
+file_size(struct xt_lu *lu, uint64_t *bytes)
 {
 	struct stat st;
 
@@ -120,31 +119,31 @@ file_size(struct xcm_lu *lu, uint64_t *bytes)
 }
 
 static int
-file_io(struct xcm_lu *lu, const struct iovec *iov, size_t cnt, size_t len, uint64_t off,
-	bool wr)
+file_io(struct xt_lu *lu, const struct xt_io *io)
 {
-	return xt_iov_io(xt_file(lu)->fd, iov, cnt, len, (off_t)off, wr);
+	return xt_iov_io(xt_file(lu)->fd, io);
 }
 
 static int
-file_flush(struct xcm_lu *lu)
+file_flush(struct xt_lu *lu)
 {
 	return fdatasync(xt_file(lu)->fd) == 0 ? 0 : -errno;
 }
 
 /* Punch a hole (ZERO_RANGE or written zeros where the fs cannot). */
 static int
-file_zero(struct xcm_lu *lu, uint64_t off, uint64_t len)
+file_zero(struct xt_lu *lu, uint64_t off, uint64_t len, uint64_t deadline_ms)
 {
 	enum xos_zero_how how;
 	uint64_t written;
 
+	(void)deadline_ms;   /* a local file: no wait to bound */
 	return xos_zero_range(xt_file(lu)->fd, off, len, XOS_ZERO_MAY_WRITE, &how, &written);
 }
 
 /* Zeros keeping the allocation (ZERO_RANGE first, then a hole, then written zeros). */
 static int
-file_write_zeroes(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
+file_write_zeroes(struct xt_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
 {
 	enum xos_zero_how how;
 
@@ -152,8 +151,9 @@ file_write_zeroes(struct xcm_lu *lu, uint64_t off, uint64_t len, uint64_t *done)
 			      &how, done);
 }
 
-int
-xt_file_tmpfile(const struct xcm_lu *lu)
+/* An unlinked file in lu's backing file's directory (same filesystem: clones work); fd or -1. */
+static int
+file_tmpfile(const struct xt_lu *lu)
 {
 	char dir[PATH_MAX];
 
@@ -161,9 +161,26 @@ xt_file_tmpfile(const struct xcm_lu *lu)
 	return open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }
 
+/* A token's snapshot file: unlinked, beside the backing file, size bytes; fd or -errno. */
+static int
+file_snap_file(const struct xt_lu *lu, uint64_t size)
+{
+	int fd = file_tmpfile(lu), rc;
+
+	if (fd < 0) {
+		return -errno;
+	}
+	if (ftruncate(fd, (off_t)size) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 /* Can the backing file clone into a file beside it (clone= not never)? */
 static bool
-file_reflink(struct xcm_lu *lu)
+file_reflink(struct xt_lu *lu)
 {
 	const struct xt_file *f = xt_file(lu);
 	struct file_clone_range fcr;
@@ -175,7 +192,7 @@ file_reflink(struct xcm_lu *lu)
 	    (uint64_t)st.st_size < f->fs_block) {
 		return false;
 	}
-	fd = xt_file_tmpfile(lu);
+	fd = file_tmpfile(lu);
 	if (fd < 0) {
 		return false;
 	}
@@ -189,12 +206,12 @@ file_reflink(struct xcm_lu *lu)
 
 /* The LU and its file state in one allocation: free() of the LU releases both. */
 struct file_view {
-	struct xcm_lu lu;                 /* first */
+	struct xt_lu lu;                 /* first */
 	struct xt_file f;
 };
 
-struct xcm_lu *
-xt_file_view(const struct xcm_lu *like, int fd)
+static struct xt_lu *
+file_snap_view(const struct xt_lu *like, int fd)
 {
 	struct file_view *v = calloc(1, sizeof(*v));
 	struct stat st;
@@ -229,4 +246,8 @@ const struct xt_store_ops xt_store_file = {
 	.zero = file_zero,
 	.write_zeroes = file_write_zeroes,
 	.reflink = file_reflink,
+	.copy = xt_par_copy,
+	.write_behind = xt_wb_chunk,
+	.snap_file = file_snap_file,
+	.snap_view = file_snap_view,
 };

@@ -38,53 +38,35 @@ struct xt_file {
 };
 
 static inline struct xt_file *
-xt_file(const struct xcm_lu *lu)
+xt_file(const struct xt_lu *lu)
 {
 	return lu->priv;
 }
 
 /*
- * An LU of the file store on fd (a token's snapshot, odx.c) with like's
- * configuration and clone alignment: no device, registry entry or faults;
- * the caller keeps fd and free() releases the LU.
+ * Copy r between two open backing files (may be the same file and overlap:
+ * memmove semantics) by c's policy (clone, cfr), counted in c->acct.
+ * bounce: XT_BOUNCE_LEN bytes. 0 or -errno with c->at_dst and c->done
+ * describing the failure.
  */
-struct xcm_lu *xt_file_view(const struct xcm_lu *like, int fd);
-/* An unlinked file in lu's backing file's directory (same filesystem: clones work); fd or -1. */
-int xt_file_tmpfile(const struct xcm_lu *lu);
-
-/* Write-behind of one job's destination chunks (file_copy.c). */
-struct xt_wb {
-	int fd;                           /* -1: nothing pending */
-	uint64_t off, len;                /* the last chunk, writeback started */
-};
+int xt_file_copy(struct xt_copy *c, const struct xt_range *r, uint8_t *bounce);
 
 /*
- * Copy len bytes between two open backing files (may be the same file and
- * overlap: memmove semantics). bounce: XT_BOUNCE_LEN bytes. 0 or -errno with
- * *at_dst and *done describing the failure.
+ * parallel.c, the file store's copy op: xt_file_copy of r cut into
+ * XT_CHUNK pieces copied at once (non-overlapping ranges), one of c's
+ * bounce buffers per piece (allocated on first use); otherwise serial.
+ * Same result and counts as serial execution (see parallel.c for what a
+ * failure leaves).
  */
-int xt_file_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
-		 uint64_t dst_off, uint64_t len, uint8_t *bounce, enum xt_clone clone,
-		 enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst, uint64_t *done);
-
+int xt_par_copy(struct xt_copy *c, const struct xt_range *r);
 /*
- * parallel.c: xt_file_copy of [src_off, +len) cut into XT_CHUNK pieces copied
- * at once (non-overlapping ranges, no fault armed), one bounce buffer per
- * piece (bounce[0..nbounce)); otherwise serial. Same result and counts as
- * serial execution (see parallel.c for what a failure leaves).
- */
-int xt_par_copy(const struct xcm_lu *src, uint64_t src_off, const struct xcm_lu *dst,
-		uint64_t dst_off, uint64_t len, uint8_t *const *bounce, unsigned int nbounce,
-		enum xt_clone clone, enum xt_cfr cfr, struct xt_copy_acct *acct, bool *at_dst,
-		uint64_t *done);
-/*
- * file_copy.c, write-behind: after a chunk [off, +len) reached dst's page cache,
- * start its writeback and wait for the writeback of the chunk before it, so
+ * file_copy.c, write-behind: after the chunk r reached r->dst's page cache,
+ * start its writeback and wait for the writeback of c's chunk before it, so
  * one job keeps at most two chunks of dirty or in-flight pages (no dirty
  * throttling, no writeback storm after the copy). xt_wb_init first.
  */
-void xt_wb_init(struct xt_wb *wb);
-void xt_wb_chunk(struct xt_wb *wb, const struct xcm_lu *dst, uint64_t off, uint64_t len);
+void xt_wb_init(struct xt_copy *c);
+void xt_wb_chunk(struct xt_copy *c, const struct xt_range *r);
 /*
  * file_copy.c: the calling thread's nice value becomes nice (if higher than now);
  * returns the value to give xt_nice_restore, or INT_MIN when unchanged.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Copy between RBD images: whole objects by RADOS copy-from when the safety
- * rules hold (target/README.md, "RBD: when copy-from is safe"), the rest by
+ * rules hold (docs/target-rbd.md, "RBD: when copy-from is safe"), the rest by
  * librbd read + write in this process.
  */
 #include <errno.h>
@@ -23,6 +23,7 @@
 #define COPY_INFLIGHT 8         /* copy-from operations at once */
 #define GW_CHUNK_MAX (4u << 20) /* read/write chunk of the fallback */
 #define TOUCH_LEN 512           /* object-map marker write */
+#define TOKEN_LOCK_WAIT_MS 5000 /* POPULATE TOKEN waiting for a copy on its image */
 
 static int
 lock_until(pthread_mutex_t *m, uint64_t deadline_ms)
@@ -113,6 +114,20 @@ lock_state(struct xt_rbd *r)
 	return XT_RBD_LOCK_OTHER;
 }
 
+/*
+ * Does a client that breaks a lock blocklist the old owner? Its own
+ * rbd_blocklist_on_break_lock says (default true); ours is all we can read,
+ * taken as the deployment's (docs/target-rbd.md, "Standby gateways").
+ */
+static int
+no_fencing(struct xt_rbd *r)
+{
+	char v[16];
+
+	return rados_conf_get(r->cluster, "rbd_blocklist_on_break_lock", v, sizeof(v)) == 0 &&
+	       strcmp(v, "false") == 0;
+}
+
 /* The facts of image r for the rule (rbd_rule.c); a and b: this process's handles. */
 static void
 facts_get(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b, struct xt_rbd_facts *f)
@@ -129,22 +144,31 @@ facts_get(struct xt_rbd *r, struct xt_rbd *a, struct xt_rbd *b, struct xt_rbd_fa
 	f->watchers_known = w >= 0;
 	f->foreign_watchers = w > 0 ? (unsigned)w : 0;
 	f->lock = lock_state(r);
+	f->no_fencing = no_fencing(r);
+	if (f->lock == XT_RBD_LOCK_OTHER) {
+		r->lock_released = 0;
+	}
 }
 
 /*
- * Make the lock ours in explicit mode before a copy-from (rbd_lock_acquire:
- * librbd then keeps it until close and refuses requests, so a client that
- * wants it must break it, which blocklists us; in automatic mode librbd
- * would hand it over on request without fencing our RADOS operations). A
- * lock already ours is pinned; a free one is taken only when no other client
- * has the image open: a lock is never taken from, nor asked of, another
- * client.
+ * Make the destination's lock ours in explicit mode before a copy-from
+ * (rbd_lock_acquire: librbd then refuses requests, so a client that wants
+ * it must break it, which blocklists us; in automatic mode librbd would
+ * hand it over on request without fencing our RADOS operations). The copy
+ * gives explicit mode up when it ends (xt_rbd_unpin: a new handle). A lock
+ * already ours is pinned; a free one is taken only when no other client has
+ * the image open, or when it is free because our last copy gave it up
+ * (lock_released: the LU was its owner): a lock is never taken from, nor
+ * asked of, another client. Sets r->pinned: rbd_lock_acquire switches the
+ * handle to explicit mode even when it fails.
  */
 static void
 lock_pin(struct xt_rbd *r, struct xt_rbd_facts *f)
 {
 	if (f->lock == XT_RBD_LOCK_OURS ||
-	    (f->lock == XT_RBD_LOCK_FREE && f->watchers_known && f->foreign_watchers == 0)) {
+	    (f->lock == XT_RBD_LOCK_FREE && f->watchers_known &&
+	     (f->foreign_watchers == 0 || r->lock_released))) {
+		r->pinned = 1;
 		f->lock = rbd_lock_acquire(r->image, RBD_LOCK_MODE_EXCLUSIVE) == 0
 			  ? XT_RBD_LOCK_OURS : lock_state(r);
 		if (f->lock == XT_RBD_LOCK_FREE) {
@@ -170,18 +194,33 @@ int
 xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen)
 {
 	struct xt_rbd_facts f;
-	int owner = 0;
+	int owner = 0, rc = 0;
 
 	if (at_use) {
+		xt_rbd_img_rdlock(r);   /* a copy does not replace the handle meanwhile */
 		if (rbd_is_exclusive_lock_owner(r->image, &owner) < 0 || !owner) {
 			xos_why_set(why, whylen, "the exclusive lock of %s/%s is no longer ours",
 				r->cfg.pool, r->cfg.image);
-			return -EPERM;
+			rc = -EPERM;
 		}
-		return 0;
+		xt_rbd_img_unlock(r);
+		return rc;
+	}
+	/* the image's copy lock: no copy pins or replaces the handle meanwhile */
+	if (xt_rbd_copy_lock(r, r, xos_now_ms() + TOKEN_LOCK_WAIT_MS) != 0) {
+		xos_why_set(why, whylen, "a copy on image %s/%s held it too long", r->cfg.pool,
+			r->cfg.image);
+		return -EBUSY;
 	}
 	facts_get(r, r, r, &f);
-	lock_pin(r, &f);
+	if (!f.no_fencing) {
+		lock_pin(r, &f);
+	}
+	if (r->pinned) {
+		/* the token stands on the lock: explicit until the LU closes */
+		r->token_pinned = 1;
+	}
+	xt_rbd_copy_unlock(r, r);
 	if (!f.geom_known || f.lock == XT_RBD_LOCK_NONE) {
 		xos_why_set(why, whylen, "image %s/%s has no exclusive-lock feature: other "
 			"clients could write it unseen", r->cfg.pool, r->cfg.image);
@@ -190,6 +229,11 @@ xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen)
 	switch (xt_rbd_image_rule(&f)) {
 	case XT_RBD_SAFE:
 		return 0;
+	case XT_RBD_UNSAFE_FENCING:
+		xos_why_set(why, whylen, "rbd_blocklist_on_break_lock is false: a client "
+			"breaking the lock of %s/%s would not fence this one", r->cfg.pool,
+			r->cfg.image);
+		return -EBUSY;
 	case XT_RBD_UNSAFE_WATCHERS:
 		xos_why_set(why, whylen, "image %s/%s is open by another client and the "
 			"exclusive lock is not ours", r->cfg.pool, r->cfg.image);
@@ -216,9 +260,16 @@ xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
 	facts_get(src, src, dst, &fs);
 	facts_get(dst, src, dst, &fd);
 	u = xt_rbd_copy_rule(&fs, &fd, 1);
-	if (u == XT_RBD_SAFE || u == XT_RBD_UNSAFE_LOCK) {   /* the rest holds: pin, then decide */
-		lock_pin(src, &fs);
+	if ((u == XT_RBD_SAFE || u == XT_RBD_UNSAFE_LOCK || u == XT_RBD_UNSAFE_WATCHERS) &&
+	    xt_rbd_source_rule(&fs) == XT_RBD_SAFE && !fd.no_fencing) {
+		/*
+		 * the rest holds: pin the destination's lock when lock_pin may
+		 * (only the destination: the source is read), then decide
+		 */
 		lock_pin(dst, &fd);
+		if (src == dst) {
+			fs.lock = fd.lock;
+		}
 		u = xt_rbd_copy_rule(&fs, &fd, 1);
 	}
 	return u;
@@ -226,11 +277,21 @@ xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst)
 
 /* ---- fallback: librbd read + write through this process ------------------ */
 
+/* One xt_rbd_copy call's images, counters and reason buffer. */
+struct job {
+	struct xt_rbd *src, *dst;
+	struct xt_rbd_copy_stats *st;
+	char *why;
+	size_t whylen;
+};
+
 static int
-gw_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
-	uint64_t len, int backward, struct xt_rbd_copy_stats *st, char *why,
-	size_t whylen)
+gw_copy(const struct job *j, uint64_t soff, uint64_t doff, uint64_t len, int backward)
 {
+	struct xt_rbd *src = j->src, *dst = j->dst;
+	struct xt_rbd_copy_stats *st = j->st;
+	char *why = j->why;
+	size_t whylen = j->whylen;
 	uint64_t chunk = src->geom.object_size, done = 0, n, at;
 	int64_t rc;
 	char *buf;
@@ -318,14 +379,78 @@ touch_objects(struct xt_rbd *dst, uint64_t dobj, size_t n,
 	return rc;
 }
 
+/*
+ * Snapshots of the destination (docs/target-rbd.md, "RBD: snapshots during a
+ * copy"): copy-from writes objects behind librbd, so the OSD preserves an
+ * object's old data for a snapshot only if the write carries the image's
+ * snapshot context. Each batch: wait while a snapshot is being made and
+ * hold the next one off until the batch ends (quiesce); send it with the
+ * snapshot context read then; read it again at the end: a snapshot made in
+ * between did not wait for us (rbd snap create --skip-quiesce) and may
+ * hold copied data: the copy fails and says so.
+ */
+static int
+snap_guard_enter(struct xt_rbd *dst, struct xt_rbd_snapc *sc, char *why, size_t whylen)
+{
+	uint64_t ev;
+	int rc = xt_rbd_quiesce_enter(dst, xt_rbd_deadline(), &ev);
+
+	if (rc < 0) {
+		xos_why_set(why, whylen, "a snapshot of %s/%s being made held the copy past its "
+			"deadline", dst->cfg.pool, dst->cfg.image);
+		return rc;
+	}
+	rc = xt_rbd_snapc_read(dst, sc);
+	if (rc == 0) {
+		rc = rados_ioctx_selfmanaged_snap_set_write_ctx(dst->data_io, sc->seq,
+								sc->snaps, (int)sc->n);
+	}
+	if (rc < 0) {
+		xt_rbd_quiesce_leave(dst);
+		xos_why_set(why, whylen, "snapshot context of %s/%s: %s", dst->cfg.pool,
+			dst->cfg.image, strerror(-rc));
+	}
+	return rc;
+}
+
+static int
+snap_guard_leave(const struct job *j, uint64_t seq, struct xt_rbd_snapc *sc, int rc)
+{
+	struct xt_rbd *dst = j->dst;
+	char *why = j->why;
+	size_t whylen = j->whylen;
+	int r = rc < 0 ? 0 : xt_rbd_snapc_read(dst, sc);
+
+	xt_rbd_quiesce_leave(dst);
+	if (rc < 0) {
+		return rc;
+	}
+	if (r < 0) {
+		xos_why_set(why, whylen, "snapshot context of %s/%s after copy-from: %s",
+			dst->cfg.pool, dst->cfg.image, strerror(-r));
+		return r;
+	}
+	if (sc->seq != seq) {
+		xos_why_set(why, whylen, "a snapshot of %s/%s was made during copy-from without "
+			"quiesce (rbd snap create --skip-quiesce?): it may hold copied data",
+			dst->cfg.pool, dst->cfg.image);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* One batch of n (<= COPY_BATCH) objects, sobj.. to dobj.. */
 static int
-copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
-	   size_t n, struct xt_rbd_copy_stats *st, char *why, size_t whylen)
+copy_batch(const struct job *j, uint64_t sobj, uint64_t dobj, size_t n)
 {
+	struct xt_rbd *src = j->src, *dst = j->dst;
+	struct xt_rbd_copy_stats *st = j->st;
+	char *why = j->why;
+	size_t whylen = j->whylen;
 	char names[2][COPY_BATCH][96];
 	struct xt_rados_copy_item it[COPY_BATCH];
-	uint64_t osz = dst->geom.object_size;
+	struct xt_rbd_snapc *sc;
+	uint64_t osz = dst->geom.object_size, seq;
 	size_t i;
 	int rc;
 
@@ -338,14 +463,29 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 		it[i] = (struct xt_rados_copy_item){ names[0][i], names[1][i], 0 };
 	}
 	st->err_at_dst = 1;   /* marker writes and copy-from are operations on dst objects */
+	sc = malloc(sizeof(*sc));
+	if (sc == NULL) {
+		xos_why_set(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = snap_guard_enter(dst, sc, why, whylen);
+	if (rc < 0) {
+		free(sc);
+		return rc;
+	}
+	seq = sc->seq;
 	rc = touch_objects(dst, dobj, n, st);
 	if (rc < 0) {
 		xos_why_set(why, whylen, "object-map marker write: %s", strerror(-rc));
-		return rc;
+	} else {
+		rc = xt_rados_copy_from(dst->data_io, src->data_io, it, n, COPY_INFLIGHT);
+		if (rc < 0) {
+			xos_why_set(why, whylen, "copy-from: %s", strerror(-rc));
+		}
 	}
-	rc = xt_rados_copy_from(dst->data_io, src->data_io, it, n, COPY_INFLIGHT);
+	rc = snap_guard_leave(j, seq, sc, rc);
+	free(sc);
 	if (rc < 0) {
-		xos_why_set(why, whylen, "copy-from: %s", strerror(-rc));
 		return rc;
 	}
 	for (i = 0; i < n; i++) {
@@ -369,10 +509,12 @@ copy_batch(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 }
 
 static int
-obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
-	 uint64_t nobj, int backward, struct xt_rbd_copy_stats *st, char *why,
-	 size_t whylen)
+obj_copy(const struct job *j, uint64_t sobj, uint64_t dobj, uint64_t nobj, int backward)
 {
+	struct xt_rbd *src = j->src, *dst = j->dst;
+	struct xt_rbd_copy_stats *st = j->st;
+	char *why = j->why;
+	size_t whylen = j->whylen;
 	uint64_t done = 0, n, at, lim = COPY_BATCH;
 	int rc;
 
@@ -399,7 +541,7 @@ obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 	while (done < nobj) {
 		n = nobj - done < lim ? nobj - done : lim;
 		at = backward ? nobj - done - n : done;
-		rc = copy_batch(src, sobj + at, dst, dobj + at, (size_t)n, st, why, whylen);
+		rc = copy_batch(j, sobj + at, dobj + at, (size_t)n);
 		if (rc < 0) {
 			return rc;
 		}
@@ -410,33 +552,34 @@ obj_copy(struct xt_rbd *src, uint64_t sobj, struct xt_rbd *dst, uint64_t dobj,
 }
 
 static int
-range_ok(const struct xt_rbd *r, uint64_t off, uint64_t len, const char *what,
-	 char *why, size_t whylen)
+range_ok(const struct job *j, const struct xt_rbd *r, uint64_t off, uint64_t len,
+	 const char *what)
 {
 	if (off > r->geom.size || len > r->geom.size - off) {
-		xos_why_set(why, whylen, "%s range %" PRIu64 "+%" PRIu64 " past the image end "
+		xos_why_set(j->why, j->whylen, "%s range %" PRIu64 "+%" PRIu64 " past the image end "
 			"(%" PRIu64 ")", what, off, len, r->geom.size);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int
-xt_rbd_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff,
-	    uint64_t len, struct xt_rbd_copy_stats *st, char *why, size_t whylen)
+static int
+copy_ranges(const struct job *j, uint64_t soff, uint64_t doff, uint64_t len)
 {
+	struct xt_rbd *src = j->src, *dst = j->dst;
+	struct xt_rbd_copy_stats *st = j->st;
 	enum xt_rbd_unsafe u;
 	uint64_t osz = src->geom.object_size, head = len, mid = 0, tail = 0;
 	int back, rc;
 
-	xos_why_set(why, whylen, "%s", "");
+	xos_why_set(j->why, j->whylen, "%s", "");
 	st->done = 0;
 	st->err_at_dst = 0;
-	if ((rc = range_ok(src, soff, len, "source", why, whylen)) < 0) {
+	if ((rc = range_ok(j, src, soff, len, "source")) < 0) {
 		return rc;
 	}
 	st->err_at_dst = 1;
-	if ((rc = range_ok(dst, doff, len, "destination", why, whylen)) < 0) {
+	if ((rc = range_ok(j, dst, doff, len, "destination")) < 0) {
 		return rc;
 	}
 	if (len == 0 || (src->image == dst->image && soff == doff)) {
@@ -458,24 +601,45 @@ xt_rbd_copy(struct xt_rbd *src, uint64_t soff, struct xt_rbd *dst, uint64_t doff
 		st->last_unsafe = u;
 	}
 	if (back && tail > 0 &&
-	    (rc = gw_copy(src, soff + head + mid, dst, doff + head + mid, tail, 1, st,
-			  why, whylen)) < 0) {
+	    (rc = gw_copy(j, soff + head + mid, doff + head + mid, tail, 1)) < 0) {
 		return rc;
 	}
-	if (!back && head > 0 &&
-	    (rc = gw_copy(src, soff, dst, doff, head, 0, st, why, whylen)) < 0) {
+	if (!back && head > 0 && (rc = gw_copy(j, soff, doff, head, 0)) < 0) {
 		return rc;
 	}
-	if (mid > 0 && (rc = obj_copy(src, (soff + head) / osz, dst, (doff + head) / osz,
-				      mid / osz, back, st, why, whylen)) < 0) {
+	if (mid > 0 &&
+	    (rc = obj_copy(j, (soff + head) / osz, (doff + head) / osz, mid / osz, back)) < 0) {
 		return rc;
 	}
 	if (back && head > 0) {
-		return gw_copy(src, soff, dst, doff, head, 1, st, why, whylen);
+		return gw_copy(j, soff, doff, head, 1);
 	}
 	if (!back && tail > 0) {
-		return gw_copy(src, soff + head + mid, dst, doff + head + mid, tail, 0,
-			       st, why, whylen);
+		return gw_copy(j, soff + head + mid, doff + head + mid, tail, 0);
 	}
 	return 0;
+}
+
+int
+xt_rbd_copy(const struct xt_rbd_range *r, struct xt_rbd_copy_stats *st, char *why,
+	    size_t whylen)
+{
+	const struct job j = { r->src, r->dst, st, why, whylen };
+	struct xt_rbd *dst = r->dst;
+	int rc = copy_ranges(&j, r->soff, r->doff, r->len);
+
+	/*
+	 * The destination's lock back to automatic mode (a new handle), so
+	 * other clients may ask for it again; the copy stands either way (a
+	 * handle still pinned is tried again after the next copy).
+	 */
+	if (dst->pinned && !dst->token_pinned) {
+		uint64_t t0 = xos_now_ms();
+
+		if (xt_rbd_unpin(dst) == 0) {
+			st->unpins++;
+			st->unpin_ms += xos_now_ms() - t0;
+		}
+	}
+	return rc;
 }

@@ -19,7 +19,7 @@
 #include "rbd_image_int.h"
 #include "xos.h"
 
-/* ---- time bounds (target/README.md, "RBD: failure bounds") ---------------- */
+/* ---- time bounds (docs/target-rbd.md, "RBD: failure bounds") -------------- */
 
 uint32_t
 xt_rbd_op_timeout_for(uint32_t cmd_time_out_s)
@@ -76,12 +76,12 @@ timeout_apply(struct xt_rbd *r, uint32_t secs)
 {
 	int rc;
 
-	if (r->op_timeout_s == secs) {
+	if (__atomic_load_n(&r->op_timeout_s, __ATOMIC_RELAXED) == secs) {
 		return 0;
 	}
 	rc = op_timeout_conf(r->cluster, secs);
 	if (rc == 0) {
-		r->op_timeout_s = secs;
+		__atomic_store_n(&r->op_timeout_s, secs, __ATOMIC_RELAXED);
 	}
 	return rc;
 }
@@ -162,6 +162,136 @@ fail:
 	return rc;
 }
 
+void
+xt_rbd_img_rdlock(struct xt_rbd *r)
+{
+	pthread_rwlock_rdlock(&r->img_lock);
+}
+
+void
+xt_rbd_img_unlock(struct xt_rbd *r)
+{
+	pthread_rwlock_unlock(&r->img_lock);
+}
+
+/* ---- open, close, and the handle's return to automatic locking ------------ */
+
+static int
+image_open(struct xt_rbd *r, rbd_image_t *img, struct xt_rbd_qw **qw)
+{
+	struct xt_rbd_qw *q = calloc(1, sizeof(*q));
+	int rc;
+
+	*img = NULL;
+	*qw = NULL;
+	if (q == NULL) {
+		return -ENOMEM;
+	}
+	rc = rbd_open(r->io, r->cfg.image, img, NULL);
+	if (rc < 0) {
+		*img = NULL;
+		free(q);
+		return rc;
+	}
+	q->r = r;
+	q->img = *img;
+	rc = xt_rbd_quiesce_watch(q);
+	if (rc < 0) {
+		rbd_close(*img);
+		*img = NULL;
+		free(q);
+		return rc;
+	}
+	*qw = q;
+	return 0;
+}
+
+/* Close a handle; a quiesce it was asked for ends with it. */
+static void
+image_close(struct xt_rbd *r, rbd_image_t img, struct xt_rbd_qw *q)
+{
+	rbd_quiesce_unwatch(img, q->handle);
+	rbd_close(img);
+	pthread_mutex_lock(&r->q_lock);
+	if (q->quiesced) {
+		q->quiesced = 0;
+		r->q_quiesced--;
+		pthread_cond_broadcast(&r->q_cond);
+	}
+	if (r->qw == q) {
+		r->qw = NULL;
+	}
+	if (r->qw_next == q) {
+		r->qw_next = NULL;
+	}
+	pthread_mutex_unlock(&r->q_lock);
+	free(q);
+}
+
+/*
+ * A copy made the lock explicit (rbd_lock_acquire), which librbd keeps for
+ * the handle's life: other clients asking for it are refused (EROFS), and
+ * rbd_lock_release would leave our own writes refused. So the handle is
+ * replaced by a new one, automatic again; closing the old releases the lock.
+ * Not while a ROD token relies on the lock, nor during a snapshot's quiesce.
+ */
+int
+xt_rbd_unpin(struct xt_rbd *r)
+{
+	struct xt_rbd_qw *q;
+	rbd_image_t img;
+	int rc, busy;
+
+	if (!r->pinned || r->token_pinned) {
+		return 0;
+	}
+	rc = image_open(r, &img, &q);
+	if (rc < 0) {
+		return rc;   /* still pinned: the next copy tries again */
+	}
+	pthread_mutex_lock(&r->q_lock);
+	r->qw_next = q;
+	pthread_mutex_unlock(&r->q_lock);
+	pthread_rwlock_wrlock(&r->img_lock);
+	pthread_mutex_lock(&r->q_lock);
+	busy = r->q_quiesced > 0 || r->q_active > 0 || r->token_pinned;
+	pthread_mutex_unlock(&r->q_lock);
+	if (busy) {
+		pthread_rwlock_unlock(&r->img_lock);
+		image_close(r, img, q);
+		return -EBUSY;
+	}
+	image_close(r, r->image, r->qw);
+	pthread_mutex_lock(&r->q_lock);
+	r->image = img;
+	r->qw = q;
+	r->qw_next = NULL;
+	pthread_mutex_unlock(&r->q_lock);
+	r->pinned = 0;
+	r->lock_released = 1;
+	pthread_rwlock_unlock(&r->img_lock);
+	return 0;
+}
+
+static void
+sync_init(struct xt_rbd *r)
+{
+	pthread_rwlockattr_t ra;
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&r->copy_lock, NULL);
+	pthread_rwlockattr_init(&ra);
+	/* a waiting replacement holds new submits back: it is not starved */
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&r->img_lock, &ra);
+	pthread_rwlockattr_destroy(&ra);
+	pthread_mutex_init(&r->q_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->q_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 int
 xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t whylen)
 {
@@ -175,7 +305,7 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 		return -ENOMEM;
 	}
 	r->cfg = *cfg;
-	pthread_mutex_init(&r->copy_lock, NULL);
+	sync_init(r);
 	r->op_timeout_s = xt_rbd_io_timeout_for(XT_RBD_CMD_TIME_OUT_DEFAULT);
 	rc = rbd_connect(cfg, &r->cluster, why, whylen);
 	if (rc < 0) {
@@ -188,7 +318,7 @@ xt_rbd_open(const struct xt_rbd_cfg *cfg, struct xt_rbd **out, char *why, size_t
 			rc == -ENOENT ? "no such pool" : strerror(-rc));
 		goto fail;
 	}
-	rc = rbd_open(r->io, cfg->image, &r->image, NULL);
+	rc = image_open(r, &r->image, &r->qw);
 	if (rc < 0) {
 		xos_why_set(why, whylen, "image %s/%s: %s", cfg->pool, cfg->image,
 			rc == -ENOENT ? "no such image" : strerror(-rc));
@@ -220,7 +350,7 @@ xt_rbd_close(struct xt_rbd *r)
 		return;
 	}
 	if (r->image != NULL) {
-		rbd_close(r->image);
+		image_close(r, r->image, r->qw);
 	}
 	if (r->data_io != NULL) {
 		rados_ioctx_destroy(r->data_io);
@@ -232,6 +362,9 @@ xt_rbd_close(struct xt_rbd *r)
 		rados_shutdown(r->cluster);
 	}
 	pthread_mutex_destroy(&r->copy_lock);
+	pthread_rwlock_destroy(&r->img_lock);
+	pthread_cond_destroy(&r->q_cond);
+	pthread_mutex_destroy(&r->q_lock);
 	free(r);
 }
 
@@ -343,7 +476,10 @@ aio_submitted(int rc, rbd_completion_t c, struct aio_ctx *a)
 		if (rc_ < 0) {                                  \
 			return rc_;                             \
 		}                                               \
-		return aio_submitted((call), c_, a_);           \
+		xt_rbd_img_rdlock(r);                           \
+		rc_ = (call);                                   \
+		xt_rbd_img_unlock(r);                           \
+		return aio_submitted(rc_, c_, a_);              \
 	} while (0)
 
 int
@@ -467,11 +603,19 @@ bwait_wait(struct bwait *w, uint64_t deadline_ms, int64_t *ret)
 
 enum sync_op { SYNC_READ, SYNC_WRITE, SYNC_FLUSH, SYNC_ZERO };
 
+/* One synchronous call: op on [off, +len), buf the caller's data (read into, written from). */
+struct sync_req {
+	enum sync_op op;
+	uint64_t off, len;
+	void *buf;
+};
+
 static int
-sync_submit(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *buf,
-	    rbd_completion_t c)
+sync_submit(struct xt_rbd *r, const struct sync_req *q, void *buf, rbd_completion_t c)
 {
-	switch (op) {
+	uint64_t off = q->off, len = q->len;
+
+	switch (q->op) {
 	case SYNC_READ:
 		return rbd_aio_read(r->image, off, len, buf, c);
 	case SYNC_WRITE:
@@ -486,12 +630,15 @@ sync_submit(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void 
 /*
  * Submit op and wait for it, until the thread's deadline (xt_rbd_deadline_set)
  * when one is set: then -ETIMEDOUT without waiting longer (and without
- * submitting once it has passed). rbuf/wbuf: the caller's data (read, write).
+ * submitting once it has passed). q->buf: the caller's data (read into, written from).
  */
 static int64_t
-sync_io(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *rbuf,
-	const void *wbuf)
+sync_io(struct xt_rbd *r, const struct sync_req *q)
 {
+	enum sync_op op = q->op;
+	uint64_t len = q->len;
+	void *rbuf = q->buf;
+	const void *wbuf = q->buf;
 	uint64_t dl = t_deadline_ms;
 	int data = op == SYNC_READ || op == SYNC_WRITE;
 	struct bwait *w;
@@ -514,8 +661,9 @@ sync_io(struct xt_rbd *r, enum sync_op op, uint64_t off, uint64_t len, void *rbu
 		bwait_free(w);
 		return rc;
 	}
-	rc = sync_submit(r, op, off, len, w->buf != NULL ? w->buf :
-			 op == SYNC_READ ? rbuf : (void *)(uintptr_t)wbuf, c);
+	xt_rbd_img_rdlock(r);
+	rc = sync_submit(r, q, w->buf != NULL ? w->buf : q->buf, c);
+	xt_rbd_img_unlock(r);
 	if (rc < 0) {
 		rbd_aio_release(c);
 		bwait_free(w);
@@ -553,23 +701,31 @@ xt_rbd_aio_wait(rbd_completion_t c)
 int64_t
 xt_rbd_read(struct xt_rbd *r, uint64_t off, size_t len, void *buf)
 {
-	return sync_io(r, SYNC_READ, off, len, buf, NULL);
+	const struct sync_req q = { SYNC_READ, off, len, buf };
+
+	return sync_io(r, &q);
 }
 
 int64_t
 xt_rbd_write(struct xt_rbd *r, uint64_t off, size_t len, const void *buf)
 {
-	return sync_io(r, SYNC_WRITE, off, len, NULL, buf);
+	const struct sync_req q = { SYNC_WRITE, off, len, (void *)(uintptr_t)buf };
+
+	return sync_io(r, &q);
 }
 
 int
 xt_rbd_flush(struct xt_rbd *r)
 {
-	return (int)sync_io(r, SYNC_FLUSH, 0, 0, NULL, NULL);
+	const struct sync_req q = { SYNC_FLUSH, 0, 0, NULL };
+
+	return (int)sync_io(r, &q);
 }
 
 int
 xt_rbd_write_zeroes(struct xt_rbd *r, uint64_t off, uint64_t len)
 {
-	return (int)sync_io(r, SYNC_ZERO, off, len, NULL, NULL);
+	const struct sync_req q = { SYNC_ZERO, off, len, NULL };
+
+	return (int)sync_io(r, &q);
 }

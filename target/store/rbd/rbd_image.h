@@ -100,6 +100,7 @@ enum xt_rbd_unsafe {
 	XT_RBD_UNSAFE_DST_SNAPS,        /* destination has snapshots */
 	XT_RBD_UNSAFE_LOCK,             /* exclusive lock not ours */
 	XT_RBD_UNSAFE_WATCHERS,         /* another client has the image open */
+	XT_RBD_UNSAFE_FENCING,          /* rbd_blocklist_on_break_lock false here */
 	XT_RBD_UNSAFE_MAX
 };
 const char *xt_rbd_unsafe_name(enum xt_rbd_unsafe u);
@@ -122,14 +123,19 @@ struct xt_rbd_facts {
 	int watchers_known;             /* rbd_watchers_list answered */
 	unsigned foreign_watchers;      /* watchers other than this process's handles */
 	enum xt_rbd_lock lock;          /* after taking a free lock nobody else watches */
+	int no_fencing;                 /* our rbd_blocklist_on_break_lock is false */
 };
 
 /*
  * The rule (rbd_rule.c, pure): XT_RBD_SAFE, or why not. image_rule: the
- * lock and the other clients of one image; copy_rule: both images, their
- * layout, then image_rule of each.
+ * lock and the other clients of an image written behind librbd's back (the
+ * destination; a ROD token's source); source_rule: the same for an image
+ * only read (copy-from's source: no lock of ours needed while nobody else
+ * has it open); copy_rule: both images, their layout, then source_rule and
+ * image_rule.
  */
 enum xt_rbd_unsafe xt_rbd_image_rule(const struct xt_rbd_facts *f);
+enum xt_rbd_unsafe xt_rbd_source_rule(const struct xt_rbd_facts *f);
 enum xt_rbd_unsafe xt_rbd_copy_rule(const struct xt_rbd_facts *src,
 				    const struct xt_rbd_facts *dst, int same_cluster);
 
@@ -141,6 +147,8 @@ struct xt_rbd_copy_stats {
 	uint64_t gateway_bytes;         /* read + written by this process */
 	uint64_t touch_bytes;           /* object-map marker writes (zeros) */
 	uint64_t fallbacks;             /* calls that fell back to read/write */
+	uint64_t unpins;                /* destination locks given back (xt_rbd_unpin) */
+	uint64_t unpin_ms;              /* ... time spent on it */
 	enum xt_rbd_unsafe last_unsafe; /* reason of the last fallback */
 	/* of the last xt_rbd_copy call (set by it, not added to): */
 	uint64_t done;                  /* bytes copied before it returned */
@@ -148,15 +156,21 @@ struct xt_rbd_copy_stats {
 };
 
 /*
- * Copy len bytes at src_off of src to dst_off of dst. The object-aligned
+ * Copy r->len bytes at r->soff of r->src to r->doff of r->dst. The object-aligned
  * middle goes by RADOS copy-from when xt_rbd_copy_check() finds it safe; the
  * head, tail and anything unsafe by librbd read + write in this process
  * (chunks of one object, in the direction that is correct for overlapping
  * ranges of one image). 0, or -errno with a reason in why.
  */
-int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
-		uint64_t dst_off, uint64_t len, struct xt_rbd_copy_stats *st,
-		char *why, size_t whylen);
+struct xt_rbd_range {
+	struct xt_rbd *src;
+	uint64_t soff;
+	struct xt_rbd *dst;
+	uint64_t doff;
+	uint64_t len;
+};
+int xt_rbd_copy(const struct xt_rbd_range *r, struct xt_rbd_copy_stats *st, char *why,
+		size_t whylen);
 /*
  * The copy locks of a and b (one lock when a == b), taken in address order,
  * waiting until deadline_ms (xos_now_ms() clock, 0: no limit): 0, or
@@ -167,7 +181,7 @@ int xt_rbd_copy(struct xt_rbd *src, uint64_t src_off, struct xt_rbd *dst,
 int xt_rbd_copy_lock(struct xt_rbd *a, struct xt_rbd *b, uint64_t deadline_ms);
 void xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b);
 /*
- * May a change vulnerable ROD token of image r stand (target/README.md, "RBD:
+ * May a change vulnerable ROD token of image r stand (docs/target-rbd.md, "RBD:
  * ROD tokens")? at_use 0 (POPULATE TOKEN): the image has the exclusive-lock
  * feature, no other client has it open, and this client takes the lock
  * (explicit: no other client can write until it is broken, which blocklists
@@ -175,11 +189,11 @@ void xt_rbd_copy_unlock(struct xt_rbd *a, struct xt_rbd *b);
  * -errno with the reason in why.
  */
 int xt_rbd_token_guard(struct xt_rbd *r, int at_use, char *why, size_t whylen);
-/* The safety rules for copy-from between the two images (target/README.md). */
+/* The safety rules for copy-from between the two images (docs/target-rbd.md). */
 enum xt_rbd_unsafe xt_rbd_copy_check(struct xt_rbd *src, struct xt_rbd *dst);
 
 /*
- * Time bounds (target/README.md, "RBD: failure bounds"). TCMU fails a
+ * Time bounds (docs/target-rbd.md, "RBD: failure bounds"). TCMU fails a
  * command cmd_time_out seconds after it queued it (default 30 s).
  */
 #define XT_RBD_CMD_TIME_OUT_DEFAULT 30

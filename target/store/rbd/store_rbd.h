@@ -25,11 +25,4 @@ extern const struct xt_store_ops xt_store_rbd;
  */
 #define XT_RBD_CHUNK (UINT64_C(128) << 20)
 
-/*
- * store_rbd.c: the calling thread's copy deadline (xos_now_ms() clock, 0:
- * none): the RBD store's io waits no longer (store_copy.c sets it around
- * its gateway pieces; the runner's workers also serve ordinary I/O).
- */
-void xt_store_deadline(uint64_t deadline_ms);
-
 #endif /* TARGET_STORE_RBD_H */

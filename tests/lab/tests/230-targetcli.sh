@@ -17,7 +17,7 @@
 #   - `targetcli saveconfig`; the saved file matches configs/targetcli/
 #     saveconfig.json (LUs, wwns, cfgstrings, targets, LUNs, ACLs, portals);
 #   - a new boot: the saved file, the backing files and the pattern go to the
-#     read-write results share, and tests/next-boot/230-targetcli-restore.sh
+#     read-write results share, and tests/lab/tests/next-boot/230-targetcli-restore.sh
 #     runs in a second boot of the lab (lab_next_boot): `targetctl restore`
 #     there brings the same LUs, ACLs and data back (see that script).
 set -euo pipefail

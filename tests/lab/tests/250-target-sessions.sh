@@ -2,7 +2,7 @@
 # Held copy results scoped to the sessions that can reach an LU (the plugin
 # discards a LU's completed held results when configfs shows a session that
 # was not there at the LU's previous EXTENDED COPY / RECEIVE COPY RESULTS,
-# and keeps them when sessions only left; target/README.md "Held results and
+# and keeps them when sessions only left; docs/target-commands.md "Held results and
 # sessions"):
 #   1. libiscsi's SCSI.ExtendedCopy, then SCSI.ReceiveCopyResults, on the SAME
 #      user:xcopy LU, each iscsi-test-cu run its own iSCSI session (demo mode):

@@ -9,7 +9,11 @@
 #     bytes_host 0; EXTENDED COPY commands counted), the sparse file stays
 #     sparse (blocks <= its data + slack), link, modes and times kept;
 #   - into a new directory: the same bytes, each file's fallback reason is
-#     "allocation" in --stats=json and --stats text, the sparse file still sparse.
+#     "allocation" in --stats=json and --stats text, the sparse file still sparse;
+#   - entries in the way (a hard link to a file outside DST, a device node,
+#     another user's file) are replaced by the copy, never written through;
+#   - a copy failing half way (ulimit -f): the written destination gets its
+#     old length back, a new file is removed, both reported failed.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh
@@ -103,5 +107,48 @@ lab_check "... and in --stats text" \
 blocks=$(stat -c %b "$M/new/sparse")
 lab_check "... the sparse file stays sparse there too ($((blocks * 512)) bytes allocated)" \
 	test "$((blocks * 512))" -le "$((data_sparse + (1 << 20)))"
+
+# entries in the way (issue #33): a hard link to a file outside DST, a device
+# node, another user's file. None is written through: each becomes the copy
+# (a temporary renamed over it), the linked file keeps its bytes and mode.
+D3=$M/dst3
+mkdir -p "$D3/src/sub"
+head -c 8M /dev/zero >"$M/victim"
+chmod 604 "$M/victim"
+cp "$M/victim" "$W/victim.before"
+ln "$M/victim" "$D3/src/a"
+mknod "$D3/src/sub/b" c 1 3
+dd if=/dev/zero of="$D3/src/sparse" bs=64K count=$(($(stat -c %s "$S/sparse") >> 16)) status=none
+chown 12345:12345 "$D3/src/sparse"
+rc=0
+"$XCP" -r "$S" "$D3" 2>"$W/d3.err" || rc=$?
+cat "$W/d3.err"
+echo 3 >/proc/sys/vm/drop_caches
+lab_check "entries in the way: exit 0, diff -r clean" bash -c "[ $rc -eq 0 ] && diff -r '$S' '$D3/src'"
+lab_check "... the hard-linked file outside DST: bytes, mode and link count as before" \
+	bash -c "cmp '$W/victim.before' '$M/victim' && [ \"\$(stat -c '%a %h' '$M/victim')\" = '604 1' ]"
+lab_check "... each name is a regular file of root's with one link, no temporary left" \
+	bash -c "for f in a sub/b sparse; do [ \"\$(stat -c '%F %u %h' '$D3/src/'\$f)\" = 'regular file 0 1' ] || exit 1; done
+		! find '$D3' -name '.*.xcp-*' | grep -q ."
+
+# a copy failing half way (a 1 MiB file size limit, SIGXFSZ ignored): a written
+# destination shorter than its source (its first 64 KiB can be offloaded) gets
+# its old length back; the new files are removed; all reported as failed
+D4=$M/dst4
+mkdir -p "$D4/src/sub"
+dd if=/dev/zero of="$D4/src/a" bs=64K count=1 conv=fsync status=none
+rc=0
+(trap '' XFSZ; ulimit -f 1024; exec "$XCP" -r --stats=json "$S" "$D4") >"$W/d4.json" 2>"$W/d4.err" || rc=$?
+cat "$W/d4.err"
+lab_check "a copy failing half way (EFBIG): exit 2; the 3 files reported failed" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); e = {x["path"]: x for x in d["tree"]["entries"]}
+assert d["exit_code"] == 2 and d["tree"]["failed"] == 3, d
+assert sorted(e) == ["a", "sparse", "sub/b"], e
+assert all("File too large" in x["error"] for x in e.values()), e
+' "$W/d4.json"
+lab_check "... the written destination has its old length (65536), the new ones are gone, no temporary" \
+	bash -c "[ \$(stat -c %s '$D4/src/a') -eq 65536 ] && [ ! -e '$D4/src/sparse' ] && [ ! -e '$D4/src/sub/b' ] &&
+		! find '$D4' -name '.*.xcp-*' | grep -q ."
 umount "$M"
 lab_summary

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The cross-LU access rule (target/README.md, target/lio/access.c) as a matrix on
+# The cross-LU access rule (docs/target-setup.md, target/lio/access.c) as a matrix on
 # the real configfs. X, Y: user:xcopy LUs; Q: a user:qcow LU (another
 # tcmu-runner handler); F: a LIO fileio LU (the kernel's). Each case tries
 # one EXTENDED COPY and compares the destination with a snapshot: every copy

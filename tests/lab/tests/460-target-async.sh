@@ -13,8 +13,8 @@
 #     (stats inflight_max), every range compared.
 #  4. cmd_time_out = 5 s on an LU, one EXTENDED COPY slowed far past it: the
 #     initiator has COPY ABORTED 2E/02 before 5 s, COPY STATUS counts exactly
-#     the bytes written, and the destination is the same at status time and
-#     10 s later.
+#     the bytes written (whole 4 MiB chunks; CSI the first segment not
+#     copied), and the destination is the same at status time and 10 s later.
 # Figures (idle and in-copy p50/p99, copy times) are printed.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
@@ -53,8 +53,8 @@ same() { cmp -s <(tail -c +$(($2 * MB + 1)) "$1" | head -c $(($5 * MB))) \
 # --- 1. read latency on B during a long copy inside B ----------------------
 "$XCB" probe "$sdb" $((64 * MB)) "$LAT_MS" "$W/stop-idle" 3 "$W/lat-idle.txt"
 read -r n_idle p50_idle p99_idle _ <<<"$("$XCB" pct "$W/lat-idle.txt" 0 1e12)"
-# every backend read/write of the copy sleeps 250 ms: 16 MiB in 1 MiB pieces
-# ~ 8 s, mostly asleep (little CPU: a loaded host slows reads less)
+# every 1 MiB backend read/write of the copy sleeps 250 ms: 16 MiB ~ 8 s,
+# mostly asleep (little CPU: a loaded host slows reads less)
 echo delay:250 >"$XT_STATS_DIR/qb.fault"
 "$XCB" probe "$sdb" $((64 * MB)) "$LAT_MS" "$W/stop" 120 "$W/lat-copy.txt" &
 ppid=$!
@@ -162,24 +162,26 @@ lab_check "several EXTENDED COPY jobs in flight at once in the plugin ($fl)" tes
 lab_check "B[64M,128M) = A[0,64M) (8 copies)" same "$W/b.img" 64 "$W/a.orig" 0 64
 lab_check "A unchanged outside the held copy" same "$W/a.img" 0 "$W/a.orig" 0 64
 # --- 4. the deadline: cmd_time_out 5 s, a copy slowed past it ----------------
-head -c $((16 * MB)) /dev/urandom >"$W/t.img"
+head -c $((32 * MB)) /dev/urandom >"$W/t.img"
 cp "$W/t.img" "$W/t.orig"
-t=$(lab_user_create qt xcopy "$W/t.img" 16M)
+t=$(lab_user_create qt xcopy "$W/t.img" 32M)
 echo 5 >"$t/attrib/cmd_time_out"   # only while not exported
 read -r _ sgt <<<"$(lab_loop_export "$t")"
 lab_check "qt: cmd_time_out 5 s" test "$(cat "$t/attrib/cmd_time_out")" = 5
-# one 4 MiB segment, 1 MiB chunks, every read and write 1.5 s: 12 s unbounded
-echo delay:1500 >"$XT_STATS_DIR/qt.fault"
+# 12 MiB as three 4 MiB segments (xcbench's, the target's longest), each one
+# 4 MiB engine chunk as without a fault; every 1 MiB read and write 400 ms:
+# 3.2 s a chunk, 9.6 s unbounded
+echo delay:400 >"$XT_STATS_DIR/qt.fault"
 t0=$EPOCHREALTIME
 rc=0
-"$XCB" lid1 "$sgt" 9 0 "$(blk 8)" "$(blk 4)" >"$W/deadline.out" 2>&1 || rc=$?
+"$XCB" lid1 "$sgt" 9 0 "$(blk 16)" "$(blk 12)" >"$W/deadline.out" 2>&1 || rc=$?
 t1=$EPOCHREALTIME
-sum_then=$(rmd5 "$W/t.img" $((8 * MB)) $((4 * MB)))
+sum_then=$(rmd5 "$W/t.img" $((16 * MB)) $((12 * MB)))
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 sg_copy_results --status --list_id=9 "$sgt" >"$W/deadline-status.txt" 2>&1 || true
 sleep 10
 echo off >"$XT_STATS_DIR/qt.fault"
-sum_later=$(rmd5 "$W/t.img" $((8 * MB)) $((4 * MB)))
+sum_later=$(rmd5 "$W/t.img" $((16 * MB)) $((12 * MB)))
 n=$(awk '/Transfer count:/ { print $3 }' "$W/deadline-status.txt")
 lab_msg "deadline: status after $secs s (rc $rc), $n bytes written, deadline_cuts $(xt_stat qt deadline_cuts)"
 sed 's/^/    /' "$W/deadline.out"
@@ -188,17 +190,19 @@ dl=$(cat "$W/deadline.out")
 lab_check "the slowed copy ended in CHECK CONDITION ($dl)" test "$(field status <<<"$dl")" = 2
 lab_check "... with a status before cmd_time_out (5 s): $secs s" \
 	awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
-lab_check "... COPY ABORTED, COMMAND TIMEOUT DURING PROCESSING (2E/02), CSI segment 0" \
-	test "$(field key <<<"$dl") $(field asc <<<"$dl") $(field csi <<<"$dl")" = "0x0a 0x2e02 0"
+# the cut is between chunks: CSI is the first segment not copied
+cut_seg=$((${n:-0} / (4 * MB)))
+lab_check "... COPY ABORTED, COMMAND TIMEOUT DURING PROCESSING (2E/02), CSI segment $cut_seg" \
+	test "$(field key <<<"$dl") $(field asc <<<"$dl") $(field csi <<<"$dl")" = "0x0a 0x2e02 $cut_seg"
 lab_check "the plugin counted the cut (deadline_cuts 1)" test "$(xt_stat qt deadline_cuts)" -eq 1
-lab_check "COPY STATUS counts whole chunks written (${n:-?} bytes, a multiple of 1 MiB, < 4 MiB)" \
-	awk -v n="${n:--1}" 'BEGIN { exit !(n >= 0 && n < 4194304 && n % 1048576 == 0) }'
+lab_check "COPY STATUS counts whole chunks written (${n:-?} bytes, a multiple of 4 MiB, < 12 MiB)" \
+	awk -v n="${n:--1}" 'BEGIN { exit !(n >= 0 && n < 12582912 && n % 4194304 == 0) }'
 nb=${n:-0}
 lab_check "those bytes are the source's, the rest of the destination unchanged" bash -c \
-	"test \"\$(dd if='$W/t.img' bs=1M iflag=skip_bytes,count_bytes skip=$((8 * MB)) count=$nb status=none | md5sum)\" = \
+	"test \"\$(dd if='$W/t.img' bs=1M iflag=skip_bytes,count_bytes skip=$((16 * MB)) count=$nb status=none | md5sum)\" = \
 	      \"\$(dd if='$W/t.orig' bs=1M iflag=count_bytes count=$nb status=none | md5sum)\" &&
-	 test \"\$(dd if='$W/t.img' bs=1M iflag=skip_bytes,count_bytes skip=$((8 * MB + nb)) count=$((4 * MB - nb)) status=none | md5sum)\" = \
-	      \"\$(dd if='$W/t.orig' bs=1M iflag=skip_bytes,count_bytes skip=$((8 * MB + nb)) count=$((4 * MB - nb)) status=none | md5sum)\""
+	 test \"\$(dd if='$W/t.img' bs=1M iflag=skip_bytes,count_bytes skip=$((16 * MB + nb)) count=$((12 * MB - nb)) status=none | md5sum)\" = \
+	      \"\$(dd if='$W/t.orig' bs=1M iflag=skip_bytes,count_bytes skip=$((16 * MB + nb)) count=$((12 * MB - nb)) status=none | md5sum)\""
 lab_check "the destination did not change after the status (checksum then and 10 s later)" \
 	test "$sum_then" = "$sum_later"
 lab_check "tcmu-runner alive" pgrep -x tcmu-runner

@@ -3,9 +3,9 @@
 # cmd_time_out is set to 5 s (configfs attrib, before export); the source LU's
 # backend is slowed with the delay fault (every 1 MiB read sleeps 200 ms), so
 # one EXTENDED COPY of 32 MiB (sg_xcopy, 65535 blocks, list id held) would
-# take 6.4 s. The plugin must end it itself, between 1 MiB chunks, before the
-# kernel's timeout: the initiator gets COPY ABORTED 2E/02 (COMMAND TIMEOUT
-# DURING PROCESSING) in less than 5 s; COPY STATUS and the destination agree
+# take 6.4 s. The plugin must end it itself, between chunks (4 MiB, as
+# without a fault), before the kernel's timeout: the initiator gets COPY
+# ABORTED 2E/02 (COMMAND TIMEOUT DURING PROCESSING) in less than 5 s; COPY STATUS and the destination agree
 # on exactly what was written (whole chunks, a prefix of the range); the
 # destination does not change any more (checksum at status time and 10 s
 # later). Then the same copy without the delay completes (GOOD, whole range).
@@ -22,7 +22,7 @@ OUT=$LAB_RESULTS/rel/deadline
 mkdir -p "$OUT"
 trap 'rm -rf "$W"' EXIT   # images in guest RAM: freed when the driver removes the LUs
 MB=1048576
-CHUNK=$MB   # with a fault armed the plugin copies serial 1 MiB chunks
+CHUNK=$MB   # whole MiB at least: the plugin's chunks are 4 MiB, a fault armed or not
 LEN=$((65535 * 512))
 mkdir -p "$W"
 head -c $((64 * MB)) /dev/urandom >"$W/s.img"

@@ -2,9 +2,10 @@
 # LID4 on the real stack (xcbench lid4/rcs4/abort: raw SG_IO through tcm_loop):
 #  1. EXTENDED COPY (LID4) of 4 MiB inside an LU: GOOD, data compared, RECEIVE
 #     COPY STATUS (LID4): completed (01h), 4194304 bytes, 1 segment.
-#  2. a 16 MiB LID4 copy slowed by the delay fault: while it runs RCS(LID4) says
-#     in progress (11h), the same list id again gets OPERATION IN PROGRESS;
-#     COPY OPERATION ABORT (GOOD) stops it before its next 1 MiB chunk: the
+#  2. a 24 MiB LID4 copy slowed by the delay fault (6 chunks of 4 MiB, 0.8 s
+#     each): while it runs RCS(LID4) says in progress (11h), the same list id
+#     again gets OPERATION IN PROGRESS; COPY OPERATION ABORT (GOOD) stops it
+#     before its next chunk: the
 #     copy ends COPY ABORTED 00/00, RCS(LID4) says terminated (60h) with the
 #     exact bytes, exactly those bytes were written and nothing after, also
 #     5 s later. An unknown id: ILLEGAL REQUEST 24/00 for both commands.
@@ -42,8 +43,8 @@ lab_check "LU[32M,36M) = LU[0,4M)" \
 	test "$(range "$W/l.img" $((32 * MB)) $((4 * MB)))" = "$(range "$W/l.orig" 0 $((4 * MB)))"
 
 # --- 2. abort a running LID4 copy --------------------------------------------
-echo delay:300 >"$XT_STATS_DIR/l4.fault"
-"$XCB" lid4 "$sg" 0xA0B0C0D0 "$(blk 8)" "$(blk 40)" "$(blk 16)" >"$W/long.out" 2>&1 &
+echo delay:100 >"$XT_STATS_DIR/l4.fault"
+"$XCB" lid4 "$sg" 0xA0B0C0D0 "$(blk 8)" "$(blk 36)" "$(blk 24)" >"$W/long.out" 2>&1 &
 lpid=$!
 for ((t = 0; t < 50; t++)); do
 	[ ! -e "$XT_STATS_DIR/l4.fault" ] && break
@@ -61,7 +62,7 @@ echo off >"$XT_STATS_DIR/l4.fault"
 long=$(cat "$W/long.out")
 fin=$("$XCB" rcs4 "$sg" 0xA0B0C0D0 | tail -1)
 n=$(field bytes <<<"$fin")
-sum_then=$(range "$W/l.img" $((40 * MB)) $((16 * MB)))
+sum_then=$(range "$W/l.img" $((36 * MB)) $((24 * MB)))
 lab_msg "running: $run"
 lab_msg "duplicate id: $dup"
 lab_msg "abort: $ab; the copy ended $(awk -v a="$t_abort" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }') s later: $long"
@@ -77,20 +78,20 @@ lab_check "COPY OPERATION ABORT: GOOD" test "$(field status <<<"$ab")" = 0
 lab_check "the aborted copy: CHECK CONDITION, COPY ABORTED, 00/00 (xcbench rc $rc)" \
 	test "$(field status <<<"$long") $(field key <<<"$long") $(field asc <<<"$long")" = \
 	"2 0x0a 0x0000"
-lab_check "... it ended soon after the abort (< 3 s: two 0.6 s chunks + slack)" \
+lab_check "... it ended soon after the abort (< 3 s: a 0.8 s chunk + slack)" \
 	awk -v a="$t_abort" -v b="$t_end" 'BEGIN { exit !(b - a < 3) }'
 lab_check "RCS(LID4) after: terminated (60h), CHECK CONDITION, sense kept" \
 	test "$(field op_status <<<"$fin") $(field cmd_status <<<"$fin")" = "0x60 2" -a \
 	"$(field sense_len <<<"$fin")" -ge 18
-lab_check "... exact bytes: whole MiB chunks, more than 0, less than 16 MiB (${n:-?})" \
-	awk -v n="${n:--1}" 'BEGIN { exit !(n > 0 && n < 16 * 1048576 && n % 1048576 == 0) }'
+lab_check "... exact bytes: whole MiB (4 MiB chunks), more than 0, less than 24 MiB (${n:-?})" \
+	awk -v n="${n:--1}" 'BEGIN { exit !(n > 0 && n < 24 * 1048576 && n % 1048576 == 0) }'
 nb=${n:-0}
 lab_check "exactly those bytes were copied, the rest of the destination unchanged" \
-	test "$(range "$W/l.img" $((40 * MB)) "$nb") $(range "$W/l.img" $((40 * MB + nb)) $((16 * MB - nb)))" = \
-	"$(range "$W/l.orig" $((8 * MB)) "$nb") $(range "$W/l.orig" $((40 * MB + nb)) $((16 * MB - nb)))"
+	test "$(range "$W/l.img" $((36 * MB)) "$nb") $(range "$W/l.img" $((36 * MB + nb)) $((24 * MB - nb)))" = \
+	"$(range "$W/l.orig" $((8 * MB)) "$nb") $(range "$W/l.orig" $((36 * MB + nb)) $((24 * MB - nb)))"
 sleep 5
 lab_check "nothing written after the abort (checksum then and 5 s later)" \
-	test "$sum_then" = "$(range "$W/l.img" $((40 * MB)) $((16 * MB)))"
+	test "$sum_then" = "$(range "$W/l.img" $((36 * MB)) $((24 * MB)))"
 un=$("$XCB" rcs4 "$sg" 0x0BAD)
 lab_check "RCS(LID4) of an unknown id: ILLEGAL REQUEST 24/00 ($un)" \
 	test "$(field key <<<"$un") $(field asc <<<"$un")" = "0x05 0x2400"

@@ -3,7 +3,8 @@
 # (tests/lab/ceph.sh), user:xcopy LUs with cfgstring xcopy/rbd/POOL/IMAGE@CONF
 # behind tcm_loop and iSCSI. Writes/reads through /dev/sdX compared with a
 # model and with `rbd export`; UNMAP (sg_unmap) and WRITE SAME (zeros, and
-# with UNMAP) read back as zeros; open errors name what is missing.
+# with UNMAP) read back as zeros, WRITE SAME with UNMAP and a non-zero block
+# reads back the block; open errors name what is missing.
 # EXTENDED COPY (sg_xcopy through tcm_loop) between RBD LUs: object-aligned
 # 64 MiB from a sparse source (RADOS copy-from, 0 gateway bytes, holes
 # zeroed), unaligned (librbd read/write, counted fallback), across pools; file
@@ -32,7 +33,7 @@ stamp() { awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $T0}"; }
 
 cleanup() {
 	lab_teardown >/dev/null 2>&1 || true   # the runner closes its image first
-	ceph_stop "$CEPH_DIR"
+	ceph_lab_done   # the shared cluster stays for the next test
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -62,10 +63,10 @@ open_fails noconf "rbd/rbd/lu0@/nonexistent/ceph.conf" "ceph config /nonexistent
 lab_teardown >/dev/null 2>&1 || true
 echo "    open errors checked at $(stamp) s"
 
-# --- ordinary I/O times out with the LU's cmd_time_out from the first command:
-# set before enable (read before the image opens), and set after open while
-# not exported (targetcli's order: create, then set attribute), seen by the
-# first read
+# --- ordinary I/O times out with the LU's cmd_time_out: set before enable
+# (read before the image opens), and set after open while not exported
+# (targetcli's order: create, then set attribute), seen by the first read a
+# second after the last look (the I/O path re-reads it at most once a second)
 so=$LAB_CFS/core/user_$(lab__next_hba)/tmo
 mkdir -p "$so" && echo "dev_config=xcopy/rbd/rbd/lu0$C,dev_size=$((16 * M))" >"$so/control"
 lab__set_serial "$so"
@@ -75,9 +76,19 @@ lab_check "cmd_time_out 13 s set before enable: the image opens with I/O timeout
 	grep -q "rbd I/O timeout 13 s (cmd_time_out 13 s)" "$log"
 echo 17 >"$so/attrib/cmd_time_out"
 lab_loop_export "$so" >/dev/null
+sleep 1.1
 dd if="$(lab_sd "$so")" of=/dev/null bs=4k count=1 iflag=direct status=none
-lab_check "cmd_time_out 17 s set after open: the first read applies I/O timeout 17 s" \
+lab_check "cmd_time_out 17 s set after open: the first read a second later applies I/O timeout 17 s" \
 	grep -q "rbd I/O timeout 17 s (cmd_time_out 17 s)" "$log"
+# changed again while not exported (the LUN removed, the attribute set, exported again)
+rm -f "$LAB_CFS"/loopback/naa.*/tpgt_*/lun/lun_*/"$(basename "$so")" 2>/dev/null || true
+for l in "$LAB_CFS"/loopback/naa.*/tpgt_*/lun/lun_*; do [ -d "$l" ] && rmdir "$l"; done
+echo 19 >"$so/attrib/cmd_time_out" || lab_fail "cmd_time_out 19 set once the LUN is gone"
+lab_loop_export "$so" >/dev/null
+sleep 1.1
+dd if="$(lab_sd "$so")" of=/dev/null bs=4k count=1 iflag=direct status=none
+lab_check "cmd_time_out changed to 19 s after a LUN removal: the next reads apply I/O timeout 19 s" \
+	grep -q "rbd I/O timeout 19 s (cmd_time_out 19 s)" "$log"
 lab_teardown >/dev/null 2>&1 || true
 
 # --- images for the copies (rbd import skips zero blocks): a0 random but
@@ -109,6 +120,58 @@ lab_loop_export "$so" "$fso" "$a0" "$a1" "$b0" >/dev/null
 sd=$(lab_sd "$so"); sg=$(lab_sg "$so"); fsg=$(lab_sg "$fso")
 sga0=$(lab_sg "$a0"); sga1=$(lab_sg "$a1"); sgb0=$(lab_sg "$b0")
 echo "    LU on $sd $sg (file LU $fsg; a0 $sga0 a1 $sga1 b0 $sgb0), at $(stamp) s"
+
+# --- the hot path: no configfs read of attrib/cmd_time_out per command (the
+# old code opened, read and closed it on every READ/WRITE/flush; now at most
+# once a second). inotify counts the opens during N READs of 4 KiB: on the
+# attrib folder (configfs makes a new inode for an attribute at each lookup),
+# IN_OPEN and IN_CLOSE_NOWRITE (inotify merges an event equal to the one
+# queued last). Then strace -f -c (every thread of the runner, librados'
+# included) gives the system calls per READ, for the record.
+N=200
+rp=${LAB_TCMU_PID:-$(pidof tcmu-runner)}
+# shellcheck disable=SC2016
+read -r cto secs < <(python3 -c '
+import ctypes, os, subprocess, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init1(os.O_NONBLOCK)
+if fd < 0 or libc.inotify_add_watch(fd, sys.argv[1].encode(), 0x20 | 0x10) < 0:
+    sys.exit("inotify on " + sys.argv[1] + " failed")   # IN_OPEN | IN_CLOSE_NOWRITE
+t = time.monotonic()
+subprocess.run(["dd", "if=" + sys.argv[2], "of=/dev/null", "bs=4k", "count=" + sys.argv[3],
+                "iflag=direct", "status=none"], check=True)
+t = time.monotonic() - t
+n = 0
+try:
+    while True:
+        b = os.read(fd, 65536)
+        i = 0
+        while i < len(b):
+            ln = int.from_bytes(b[i + 12:i + 16], "little")
+            mask = int.from_bytes(b[i + 4:i + 8], "little")
+            n += (mask & 0x20) != 0 and b[i + 16:i + 16 + ln].rstrip(b"\0") == b"cmd_time_out"
+            i += 16 + ln
+except BlockingIOError:
+    pass
+print(n, "%.1f" % t)' "$so/attrib" "$sd" "$N")
+echo "    $N READs of 4 KiB in $secs s: attrib/cmd_time_out opened $cto times"
+lab_check "$N READs of the RBD LU: attrib/cmd_time_out opened $cto times (at most once a second: <= $(awk "BEGIN { print int($secs) + 2 }"))" \
+	test "$cto" -le "$(awk "BEGIN { print int($secs) + 2 }")"
+lab_check "  ... and not once per READ ($cto < $((N / 4)))" test "$cto" -lt $((N / 4))
+n=50
+strace -f -c -qq -o "$W/strace.txt" -p "$rp" 2>/dev/null &
+stp=$!
+for ((i = 0; i < 100; i++)); do   # attached: the runner's TracerPid is set
+	tp=$(awk '$1 == "TracerPid:" { print $2 }' "/proc/$rp/status")
+	[ "${tp:-0}" != 0 ] && break
+	sleep 0.1
+done
+sleep 1   # every thread attached
+dd if="$sd" of=/dev/null bs=4k count=$n iflag=direct status=none
+kill -INT "$stp" 2>/dev/null; wait "$stp" 2>/dev/null || true
+calls=$(awk '$NF == "total" { print $4 }' "$W/strace.txt")
+echo "    strace -f -c of the runner during $n READs (+1 s attach): ${calls:-?} system calls, $(awk "BEGIN { printf \"%.1f\", ${calls:-0} / $n }") per READ; top 5:"
+awk '/^-/ { d++; next } d == 1 && NF >= 5 { print "      " $0 }' "$W/strace.txt" | sort -k4 -n -r | head -5
 
 # same_as FILE: rbd export of rbd/lu0 equals FILE
 same_as() {
@@ -147,6 +210,18 @@ lab_check "sd: zeroing_mode writesame_16_unmap on the RBD LU" \
 sg_write_same --16 --unmap --lba=$((8 * M / 512 - 3)) --num=2051 "$sd" || true
 dd if=/dev/zero of="$W/model.bin" bs=512 seek=$((8 * M / 512 - 3)) count=2051 conv=notrunc status=none
 lab_check "sg_write_same --unmap, unaligned across objects: device and rbd export equal the model" \
+	sh -c "dd if=$sd bs=1M iflag=direct status=none | cmp - '$W/model.bin'"
+lab_check "  ... rbd export too" same_as "$W/model.bin"
+# WRITE SAME with UNMAP and a block that is not zeros: the block in every LBA,
+# never a deallocation (#33; lab 265 has the file store and LIO fileio beside it)
+lbs=$(blockdev --getss "$sd")
+head -c "$lbs" /dev/urandom >"$W/blk"
+wn=$((M / lbs + 3)) wl=$((12 * M / lbs - 2))   # across the 12 MiB object boundary
+sg_write_same --16 --unmap --in="$W/blk" --lba=$wl --num=$wn "$sd" || true
+python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read() * int(sys.argv[3]))' \
+	"$W/blk" "$W/rep" "$wn"
+dd if="$W/rep" of="$W/model.bin" bs="$lbs" seek="$wl" conv=notrunc status=none
+lab_check "sg_write_same --16 --unmap, a random block, across objects: the block in every LBA" \
 	sh -c "dd if=$sd bs=1M iflag=direct status=none | cmp - '$W/model.bin'"
 lab_check "  ... rbd export too" same_as "$W/model.bin"
 lab_check "SYNCHRONIZE CACHE succeeds" sg_sync "$sd"

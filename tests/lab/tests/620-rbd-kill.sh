@@ -49,6 +49,8 @@ cleanup() {
 	for p in "$CEPH_DIR"/run/*.pid; do   # a stopped daemon would not hear SIGTERM
 		if [ -e "$p" ]; then kill -CONT "$(cat "$p")" 2>/dev/null || true; fi
 	done
+	# the OSD was killed (a memstore OSD loses every object with its process):
+	# the boot's shared cluster ends with this test, the next one starts anew
 	ceph_stop "$CEPH_DIR"
 	rm -rf "$W"
 }

@@ -19,8 +19,8 @@
 #define CHUNK (16u * KIB)
 
 static struct fake_be *g_be;
-static struct xcm_lu *g_a;       /* self */
-static struct xcm_lu *g_b;
+static struct xt_lu *g_a;       /* self */
+static struct xt_lu *g_b;
 static struct xcm_list g_l;
 static uint32_t g_seg_off;
 static uint8_t *g_ref_b;         /* B before the command */

@@ -21,7 +21,7 @@
 static struct xcm_list g_l;
 static uint32_t g_seg_off;
 static struct fake_be *g_be;
-static struct xcm_lu *g_lu[NLU];   /* A: 512 x 64 (self), B: 512 x 128, C: 4096 x 16 */
+static struct xt_lu *g_lu[NLU];   /* A: 512 x 64 (self), B: 512 x 128, C: 4096 x 16 */
 static uint8_t *g_ref[NLU];
 static size_t g_len[NLU];
 static uint64_t g_sum[NLU];        /* checksums at snapshot time */
@@ -80,7 +80,7 @@ snapshot(void)
 }
 
 static int
-lu_index(struct xcm_lu *lu)
+lu_index(struct xt_lu *lu)
 {
 	int i;
 
@@ -95,7 +95,7 @@ lu_index(struct xcm_lu *lu)
 
 /* Expected effect of moving n bytes, applied to the snapshots. */
 static void
-model_move(struct xcm_lu *src, uint64_t soff, struct xcm_lu *dst, uint64_t doff, uint64_t n)
+model_move(struct xt_lu *src, uint64_t soff, struct xt_lu *dst, uint64_t doff, uint64_t n)
 {
 	int s = lu_index(src), d = lu_index(dst);
 
@@ -122,7 +122,7 @@ lus_match_model(void)
 /* ---- list building ---- */
 
 static const struct xcm_cscd *
-add_cscd(struct xcm_lu *lu)
+add_cscd(struct xt_lu *lu)
 {
 	struct xcm_cscd *c;
 
@@ -983,7 +983,7 @@ exec_fake_backend_contract(void)
 {
 	struct xcm_io_err ioerr;
 	struct xcm_cscd ca, cb;
-	struct xcm_lu *out = NULL;
+	struct xt_lu *out = NULL;
 	uint8_t *d;
 	uint64_t sum;
 

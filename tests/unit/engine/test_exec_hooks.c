@@ -44,7 +44,7 @@ h_progress(void *ctx, uint32_t segs, uint64_t bytes)
 
 struct env {
 	struct fake_be *be;
-	struct xcm_lu *a, *b;
+	struct xt_lu *a, *b;
 	struct xcm_list l;
 	uint8_t ref_b[LU_BLOCKS * BS];
 	uint8_t ref_a[LU_BLOCKS * BS];

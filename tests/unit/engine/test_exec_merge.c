@@ -24,7 +24,7 @@ static unsigned g_run_calls;
 static uint64_t g_run_bytes[8];     /* len of each copy_run call */
 
 static uint64_t
-m_run_len(void *ctx, struct xcm_lu *src, struct xcm_lu *dst)
+m_run_len(void *ctx, struct xt_lu *src, struct xt_lu *dst)
 {
 	(void)ctx;
 	(void)src;
@@ -33,7 +33,7 @@ m_run_len(void *ctx, struct xcm_lu *src, struct xcm_lu *dst)
 }
 
 static int
-m_copy_run(void *ctx, struct xcm_lu *src, uint64_t so, struct xcm_lu *dst, uint64_t doff,
+m_copy_run(void *ctx, struct xt_lu *src, uint64_t so, struct xt_lu *dst, uint64_t doff,
 	   uint64_t len)
 {
 	uint8_t *s = fake_lu_data(src, NULL), *d = fake_lu_data(dst, NULL);
@@ -50,7 +50,7 @@ m_copy_run(void *ctx, struct xcm_lu *src, uint64_t so, struct xcm_lu *dst, uint6
 
 struct env {
 	struct fake_be *be;
-	struct xcm_lu *a, *b;
+	struct xt_lu *a, *b;
 	struct xcm_list l;
 };
 

@@ -47,7 +47,7 @@ run_off_segment(uint32_t n, struct xcm_err *err, const struct fake_counters **cn
 	static struct fake_counters c;
 	struct xcm_exec_result res;
 	struct fake_be *be = fake_create();
-	struct xcm_lu *a = fake_lu_add(be, 512, 64, 1);
+	struct xt_lu *a = fake_lu_add(be, 512, 64, 1);
 	enum xcm_status st;
 
 	memset(&l, 0, sizeof(l));

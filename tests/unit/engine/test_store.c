@@ -436,8 +436,8 @@ store_exec_failure_end_to_end(void)
 	static struct xcm_list l;
 	struct xcm_store *s = xcm_store_create();
 	struct fake_be *be = fake_create();
-	struct xcm_lu *a = fake_lu_add(be, 512, 32, 1);
-	struct xcm_lu *b = fake_lu_add(be, 512, 32, 2);
+	struct xt_lu *a = fake_lu_add(be, 512, 32, 1);
+	struct xt_lu *b = fake_lu_add(be, 512, 32, 2);
 	struct fake_fault f;
 	struct xcm_exec_result res;
 	struct xcm_err err;

@@ -473,8 +473,42 @@ vpd_token_descriptors(void)
 	CU_ASSERT_EQUAL(xcm_get_be64(b + 4 + 28), (64ull << 20) / 512);
 }
 
+/*
+ * The Block Device ROD Token Limits descriptor alone (vpd_rod.c): every field
+ * written where the decoder reads it, sizes in blocks of block_len (0 = 512),
+ * and a descriptor one byte short refused.
+ */
+static void
+vpd_bdrl_descriptor_alone(void)
+{
+	const struct xcm_tok_limits tl = {
+		.max_ranges = 17, .max_inactivity_s = 0x01020304, .default_inactivity_s = 99,
+		.max_token_bytes = 3ull << 30, .optimal_bytes = 8ull << 20,
+	};
+	uint8_t b[64];
+	struct xcm_wbuf w = xcm_wbuf_make(b, sizeof(b));
+	struct xcm_tpc_info t;
+
+	memset(&t, 0, sizeof(t));
+	xcm_vpd_tpc_put_bdrl(&tl, 0, &w);
+	UT_ASSERT_FATAL(w.len == 36);
+	CU_ASSERT_EQUAL(xcm_get_be16(b), 0x0000);                 /* DESCRIPTOR TYPE */
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 2), 0x0020);             /* DESCRIPTOR LENGTH */
+	CU_ASSERT_EQUAL(xcm_vpd_tpc_dec_bdrl(xcm_span_make(b, w.len), &t), 0);
+	CU_ASSERT_TRUE(t.has_bdrl);
+	CU_ASSERT_EQUAL(t.max_ranges, 17);
+	CU_ASSERT_EQUAL(t.max_inactivity_s, 0x01020304);
+	CU_ASSERT_EQUAL(t.default_inactivity_s, 99);
+	CU_ASSERT_EQUAL(t.max_token_blocks, (3ull << 30) / 512);
+	CU_ASSERT_EQUAL(t.optimal_blocks, (8ull << 20) / 512);
+	memset(&t, 0, sizeof(t));
+	CU_ASSERT_EQUAL(xcm_vpd_tpc_dec_bdrl(xcm_span_make(b, w.len - 1), &t), -EINVAL);
+	CU_ASSERT_FALSE(t.has_bdrl);
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "token_descriptors", vpd_token_descriptors },
+	{ "bdrl_descriptor_alone", vpd_bdrl_descriptor_alone },
 	{ "page_layout", vpd_page_layout },
 	{ "supported_commands_bytes", vpd_supported_commands_bytes },
 	{ "fixed_descriptors_bytes", vpd_fixed_descriptors_bytes },

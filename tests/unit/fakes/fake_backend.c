@@ -32,23 +32,23 @@ struct fake_be {
 	uint64_t per_mib_ms;
 };
 
-/* The engine sees struct xcm_lu * only; it is one of our struct fake_lu. */
+/* The engine sees struct xt_lu * only; it is one of our struct fake_lu. */
 static struct fake_lu *
-to_fake(struct xcm_lu *lu)
+to_fake(struct xt_lu *lu)
 {
 	return (struct fake_lu *)(void *)lu;
 }
 
 static const struct fake_lu *
-to_fake_c(const struct xcm_lu *lu)
+to_fake_c(const struct xt_lu *lu)
 {
 	return (const struct fake_lu *)(const void *)lu;
 }
 
-static struct xcm_lu *
+static struct xt_lu *
 to_xcm(struct fake_lu *lu)
 {
-	return (struct xcm_lu *)(void *)lu;
+	return (struct xt_lu *)(void *)lu;
 }
 
 static void
@@ -84,7 +84,7 @@ fake_destroy(struct fake_be *be)
 }
 
 void
-fake_lu_fill(struct xcm_lu *xlu, uint32_t seed)
+fake_lu_fill(struct xt_lu *xlu, uint32_t seed)
 {
 	struct fake_lu *lu = to_fake(xlu);
 	uint64_t x = 0x9E3779B97F4A7C15ULL * ((uint64_t)seed + 1);
@@ -99,7 +99,7 @@ fake_lu_fill(struct xcm_lu *xlu, uint32_t seed)
 	}
 }
 
-struct xcm_lu *
+struct xt_lu *
 fake_lu_add(struct fake_be *be, uint32_t block_size, uint64_t num_blocks, uint32_t seed)
 {
 	struct fake_lu *lu;
@@ -136,7 +136,7 @@ fake_lu_add(struct fake_be *be, uint32_t block_size, uint64_t num_blocks, uint32
 }
 
 void
-fake_lu_set_desig(struct xcm_lu *xlu, uint8_t code_set, uint8_t desig_type, const uint8_t *desig,
+fake_lu_set_desig(struct xt_lu *xlu, uint8_t code_set, uint8_t desig_type, const uint8_t *desig,
 		uint8_t len)
 {
 	struct fake_lu *lu = to_fake(xlu);
@@ -152,7 +152,7 @@ fake_lu_set_desig(struct xcm_lu *xlu, uint8_t code_set, uint8_t desig_type, cons
 }
 
 void
-fake_lu_cscd(const struct xcm_lu *xlu, struct xcm_cscd *c)
+fake_lu_cscd(const struct xt_lu *xlu, struct xcm_cscd *c)
 {
 	const struct fake_lu *lu = to_fake_c(xlu);
 
@@ -167,7 +167,7 @@ fake_lu_cscd(const struct xcm_lu *xlu, struct xcm_cscd *c)
 }
 
 uint8_t *
-fake_lu_data(struct xcm_lu *xlu, size_t *len)
+fake_lu_data(struct xt_lu *xlu, size_t *len)
 {
 	struct fake_lu *lu = to_fake(xlu);
 
@@ -178,7 +178,7 @@ fake_lu_data(struct xcm_lu *xlu, size_t *len)
 }
 
 uint64_t
-fake_lu_sum(struct xcm_lu *xlu, uint64_t off, uint64_t len)
+fake_lu_sum(struct xt_lu *xlu, uint64_t off, uint64_t len)
 {
 	struct fake_lu *lu = to_fake(xlu);
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -198,19 +198,19 @@ fake_lu_sum(struct xcm_lu *xlu, uint64_t off, uint64_t len)
 }
 
 uint64_t
-fake_lu_sum_all(struct xcm_lu *xlu)
+fake_lu_sum_all(struct xt_lu *xlu)
 {
 	return fake_lu_sum(xlu, 0, UINT64_MAX);
 }
 
 void
-fake_lu_set_resolve_err(struct xcm_lu *xlu, int err)
+fake_lu_set_resolve_err(struct xt_lu *xlu, int err)
 {
 	to_fake(xlu)->resolve_err = err;
 }
 
 void
-fake_allow(struct fake_be *be, struct xcm_lu *self, struct xcm_lu *other, bool allowed)
+fake_allow(struct fake_be *be, struct xt_lu *self, struct xt_lu *other, bool allowed)
 {
 	be->denied[to_fake(self)->idx][to_fake(other)->idx] = !allowed;
 }
@@ -240,7 +240,7 @@ fake_reset_counters(struct fake_be *be)
 /* ---- struct xcm_backend_ops ---- */
 
 static int
-fake_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xcm_lu **out)
+fake_resolve(void *ctx, struct xt_lu *self, const struct xcm_cscd *c, struct xt_lu **out)
 {
 	struct fake_be *be = ctx;
 	struct fake_lu *lu;
@@ -267,13 +267,13 @@ fake_resolve(void *ctx, struct xcm_lu *self, const struct xcm_cscd *c, struct xc
 }
 
 static uint32_t
-fake_block_size(void *ctx, struct xcm_lu *lu)
+fake_block_size(void *ctx, struct xt_lu *lu)
 {
 	return to_fake(lu)->bs;
 }
 
 static uint64_t
-fake_num_blocks(void *ctx, struct xcm_lu *lu)
+fake_num_blocks(void *ctx, struct xt_lu *lu)
 {
 	return to_fake(lu)->nblocks;
 }
@@ -285,7 +285,7 @@ in_lu(const struct fake_lu *lu, uint64_t off, uint64_t len)
 }
 
 static int
-fake_copy(void *ctx, struct xcm_lu *xsrc, uint64_t src_off, struct xcm_lu *xdst, uint64_t dst_off,
+fake_copy(void *ctx, struct xt_lu *xsrc, uint64_t src_off, struct xt_lu *xdst, uint64_t dst_off,
 	uint64_t len, struct xcm_io_err *ioerr)
 {
 	struct fake_be *be = ctx;

@@ -5,7 +5,7 @@
  * VPD 0x83-style designator, an access matrix, fault injection and counters.
  *
  *   struct fake_be *be = fake_create();
- *   struct xcm_lu *a = fake_lu_add(be, 512, 64, 1);   (data: pattern of seed 1)
+ *   struct xt_lu *a = fake_lu_add(be, 512, 64, 1);   (data: pattern of seed 1)
  *   struct xcm_cscd c;
  *   fake_lu_cscd(a, &c);                               (an E4h CSCD naming a)
  *   xcm_list_execute(&l, &lim, &fake_ops, be, a, &res, &err);
@@ -37,32 +37,32 @@ void fake_destroy(struct fake_be *be);
  * deterministic pattern of seed, designated by a 16-byte NAA 6 binary
  * designator derived from seed (distinct seeds, distinct designators).
  */
-struct xcm_lu *fake_lu_add(struct fake_be *be, uint32_t block_size, uint64_t num_blocks,
+struct xt_lu *fake_lu_add(struct fake_be *be, uint32_t block_size, uint64_t num_blocks,
 			   uint32_t seed);
 
 /* Replace the LU's designator (len <= XCM_DESIG_MAX). */
-void fake_lu_set_desig(struct xcm_lu *lu, uint8_t code_set, uint8_t desig_type,
+void fake_lu_set_desig(struct xt_lu *lu, uint8_t code_set, uint8_t desig_type,
 		       const uint8_t *desig, uint8_t len);
 
 /* Fill cscd with an identification (E4h) CSCD designating lu (block, DISK BLOCK LENGTH 0). */
-void fake_lu_cscd(const struct xcm_lu *lu, struct xcm_cscd *cscd);
+void fake_lu_cscd(const struct xt_lu *lu, struct xcm_cscd *cscd);
 
 /* The LU's bytes (size in *len if not NULL); tests may read and write them. */
-uint8_t *fake_lu_data(struct xcm_lu *lu, size_t *len);
+uint8_t *fake_lu_data(struct xt_lu *lu, size_t *len);
 
 /* Refill the whole LU with the pattern of seed. */
-void fake_lu_fill(struct xcm_lu *lu, uint32_t seed);
+void fake_lu_fill(struct xt_lu *lu, uint32_t seed);
 
 /* 64-bit FNV-1a of the LU's bytes [off, off + len) (clamped to the LU). */
-uint64_t fake_lu_sum(struct xcm_lu *lu, uint64_t off, uint64_t len);
+uint64_t fake_lu_sum(struct xt_lu *lu, uint64_t off, uint64_t len);
 /* ... and of the whole LU. */
-uint64_t fake_lu_sum_all(struct xcm_lu *lu);
+uint64_t fake_lu_sum_all(struct xt_lu *lu);
 
 /* Make resolve() of lu fail with err (-errno; 0 restores normal behaviour). */
-void fake_lu_set_resolve_err(struct xcm_lu *lu, int err);
+void fake_lu_set_resolve_err(struct xt_lu *lu, int err);
 
 /* Access matrix: may a command received on self reach other? Default: yes. */
-void fake_allow(struct fake_be *be, struct xcm_lu *self, struct xcm_lu *other, bool allowed);
+void fake_allow(struct fake_be *be, struct xt_lu *self, struct xt_lu *other, bool allowed);
 
 /*
  * Fail the nth copy() call from now on (1-based; 0 disables): after moving

@@ -14,9 +14,11 @@ struct fk_port {
 };
 
 /*
- * Workers of libxcopy's pools that are running now (xch_pool_watch): an
- * EXTENDED COPY held for `gather` is let go as soon as every one of them is
- * inside the fake (f->until_idle), since no other command can come.
+ * Workers of libxcopy's pools that are running now (the unit binary is
+ * linked with -Wl,--wrap=xch_pool_run: libxcopy's calls come to
+ * __wrap_xch_pool_run below): an EXTENDED COPY held for `gather` is let go
+ * as soon as every one of them is inside the fake (f->until_idle), since no
+ * other command can come.
  */
 static struct fk *g_watched;
 
@@ -29,7 +31,7 @@ fk_group_done(const struct fk *f)
 static void
 fk_pool_watch(int delta)
 {
-	struct fk *f = g_watched;
+	struct fk *f = __atomic_load_n(&g_watched, __ATOMIC_ACQUIRE);
 
 	if (f == NULL) {
 		return;
@@ -41,6 +43,45 @@ fk_pool_watch(int delta)
 		pthread_cond_broadcast(&f->cv);
 	}
 	pthread_mutex_unlock(&f->mu);
+}
+
+unsigned __real_xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
+unsigned __wrap_xch_pool_run(void *(*fn)(void *), void **args, unsigned n);
+
+/* One pool worker, counted out of the watched fake as it returns. */
+struct fk_worker {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void *
+fk_worker_main(void *arg)
+{
+	struct fk_worker *w = arg;
+	void *rv = w->fn(w->arg);
+
+	fk_pool_watch(-1);
+	return rv;
+}
+
+/* libxcopy's xch_pool_run: its n workers counted in before they start, out as they return. */
+unsigned
+__wrap_xch_pool_run(void *(*fn)(void *), void **args, unsigned n)
+{
+	struct fk_worker w[XCH_INFLIGHT_MAX];
+	void *wa[XCH_INFLIGHT_MAX];
+	unsigned i, ran;
+
+	n = n > XCH_INFLIGHT_MAX ? XCH_INFLIGHT_MAX : n == 0 ? 1 : n;
+	for (i = 0; i < n; i++) {
+		w[i].fn = fn;
+		w[i].arg = args[i];
+		wa[i] = &w[i];
+	}
+	fk_pool_watch((int)n);
+	ran = __real_xch_pool_run(fk_worker_main, wa, n);
+	fk_pool_watch(-(int)(n - ran));    /* the workers that never started */
+	return ran;
 }
 
 struct fk *
@@ -80,8 +121,7 @@ fk_new(void)
 			p[4] = (uint8_t)i;
 		}
 	}
-	g_watched = f;
-	__atomic_store_n(&xch_pool_watch, fk_pool_watch, __ATOMIC_RELEASE);
+	__atomic_store_n(&g_watched, f, __ATOMIC_RELEASE);
 	return f;
 }
 
@@ -90,9 +130,8 @@ fk_free(struct fk *f)
 {
 	int i;
 
-	if (g_watched == f) {
-		__atomic_store_n(&xch_pool_watch, NULL, __ATOMIC_RELEASE);
-		g_watched = NULL;
+	if (__atomic_load_n(&g_watched, __ATOMIC_ACQUIRE) == f) {
+		__atomic_store_n(&g_watched, NULL, __ATOMIC_RELEASE);
 	}
 	for (i = 0; i < FK_LUS; i++) {
 		free(f->lu[i].data);
@@ -312,6 +351,9 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 
 	memset(&e, 0, sizeof(e));
 	f->xcopy_on[pt->lu]++;
+	if (f->on_xcopy != NULL) {
+		f->on_xcopy(f->on_xcopy_arg);
+	}
 	for (k = 0; k < f->nscript; k++) {
 		if (f->script[k].nth == f->nxcopy) {
 			f->nxcopy++;

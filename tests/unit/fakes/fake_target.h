@@ -12,8 +12,8 @@
  * Commands may arrive from several threads: the fake serialises them, except
  * that an EXTENDED COPY waits (lock released) until `gather` of them are
  * outstanding, or with until_idle until every worker thread libxcopy runs
- * is inside the fake (no other command can come; xch_pool_watch tells), so
- * tests see what the host keeps in flight without waiting out a timeout:
+ * is inside the fake (no other command can come; __wrap_xch_pool_run
+ * counts the workers), so tests see what the host keeps in flight without waiting out a timeout:
  * the most outstanding at once and list identifiers reused while
  * outstanding. gather_ms only ends a wait the host would otherwise hang.
  */
@@ -62,7 +62,7 @@ struct fk {
 	int gather;                /* hold each XCOPY until this many are outstanding */
 	bool until_idle;           /* ... or until every running pool worker is held */
 	unsigned gather_ms;        /* ... or this long (default 2000: a safety net) */
-	int live;                  /* libxcopy pool workers running (xch_pool_watch) */
+	int live;                  /* libxcopy pool workers running (__wrap_xch_pool_run) */
 	int cur, max_cur;          /* XCOPYs outstanding now / at most */
 	unsigned gen;              /* groups of `gather` completed */
 	int lid_busy[256];         /* outstanding XCOPYs per LIST ID (usage 10b) */
@@ -73,6 +73,8 @@ struct fk {
 	bool rw_started;           /* that READ came */
 	int rw_saw_xcopies;        /* ... how many came while it waited (gather_ms at most) */
 	struct xcm_err fail_err;
+	void (*on_xcopy)(void *arg); /* called as each EXTENDED COPY arrives (lock held) */
+	void *on_xcopy_arg;
 	/* ROD tokens (fake_tokens.c), decoded and encoded by the engine */
 	bool tok;                  /* VPD 8Fh with token limits; PT, RRTI, WUT answered */
 	bool no_lid1;              /* VPD 8Fh without LID1 and 83h/00h refused (05 24/00) */

@@ -1,40 +1,60 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The tcmu-runner log functions target/ objects call, for the target/ unit
- * suites that link those objects without the daemon. Messages are counted
- * and the last one kept, so a test can assert that a warning was logged.
+ * The runner's side of a LU for the target/ unit suites that link target/
+ * objects without the daemon: a struct xt_lu_host (base/lu.h) whose log
+ * counts the lines and keeps the last one, so a test can assert that a
+ * warning was logged. A suite sets lu.host = &ut_lu_host.
  */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "target_stubs.h"
 
-unsigned int ut_tcmu_msgs;
-char ut_tcmu_last[256];
+unsigned int ut_log_msgs;
+char ut_log_last[256];
 
 static void
-keep(const char *fmt, va_list ap)
+ut_log(const struct xt_lu *lu, enum xt_log_level lvl, const char *func, int line,
+       const char *msg)
 {
-	ut_tcmu_msgs++;
-	vsnprintf(ut_tcmu_last, sizeof(ut_tcmu_last), fmt, ap);
+	ut_log_msgs++;
+	snprintf(ut_log_last, sizeof(ut_log_last), "%s", msg);
 }
 
-#define UT_TCMU_LOG(NAME)                                                          \
-	void NAME(struct tcmu_device *dev, const char *funcname, int linenr,       \
-		  const char *fmt, ...)                                             \
-	{                                                                          \
-		va_list ap;                                                        \
-                                                                                   \
-		(void)dev;                                                         \
-		(void)funcname;                                                    \
-		(void)linenr;                                                      \
-		va_start(ap, fmt);                                                 \
-		keep(fmt, ap);                                                     \
-		va_end(ap);                                                        \
-	}
+static uint32_t
+ut_block_size(const struct xt_lu *lu)
+{
+	return 512;
+}
 
-UT_TCMU_LOG(tcmu_crit_message)
-UT_TCMU_LOG(tcmu_err_message)
-UT_TCMU_LOG(tcmu_warn_message)
-UT_TCMU_LOG(tcmu_info_message)
-UT_TCMU_LOG(tcmu_dbg_message)
+static uint64_t
+ut_num_lbas(const struct xt_lu *lu)
+{
+	return 0;
+}
+
+static char *
+ut_serial(const struct xt_lu *lu)
+{
+	return NULL;
+}
+
+static bool
+ut_write_cache(const struct xt_lu *lu)
+{
+	return true;
+}
+
+static const char *
+ut_cfgstring(const struct xt_lu *lu)
+{
+	return "xcopy/";
+}
+
+const struct xt_lu_host ut_lu_host = {
+	.block_size = ut_block_size,
+	.num_lbas = ut_num_lbas,
+	.serial = ut_serial,
+	.write_cache = ut_write_cache,
+	.cfgstring = ut_cfgstring,
+	.log = ut_log,
+};

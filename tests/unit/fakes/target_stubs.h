@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Helpers of the target/ unit suites (log stubs, temporary directories). */
+/* Helpers of the target/ unit suites (the LU host and its log, temporary directories). */
 #ifndef UT_TARGET_STUBS_H
 #define UT_TARGET_STUBS_H
 
@@ -9,8 +9,9 @@
 #include "store/file/store_file.h"
 #include "tcmu/handler.h"
 
-/* tcmu_*_message calls so far, and the text of the last one */
-extern unsigned int ut_tcmu_msgs;
-extern char ut_tcmu_last[256];
+/* a LU's runner side (lu.host): log lines so far, and the text of the last one */
+extern const struct xt_lu_host ut_lu_host;
+extern unsigned int ut_log_msgs;
+extern char ut_log_last[256];
 
 #endif

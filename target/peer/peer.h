@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Peers: LUs of other iSCSI targets this copy manager may reach (issue #36).
+ * The peer map (peer_map.c, man xcopy-peers.5) names each one by its NAA
+ * designator; an EXTENDED COPY CSCD that names no LU of this process but a
+ * LU of the map is opened as a remote LU (peer_lu.c): a struct xt_lu whose
+ * store ops move blocks with READ(16)/WRITE(16) over a pooled libiscsi
+ * session (peer_iscsi.c, the only file that names libiscsi).
+ */
+#ifndef TARGET_PEER_H
+#define TARGET_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/lu.h"
+
+#define XT_PEER_LINE_MAX 1024          /* bytes of one line, its newline included */
+#define XT_PEER_FILE_MAX (1u << 20)    /* bytes of the whole map */
+#define XT_PEER_ENTRIES_MAX 1024
+#define XT_PEER_NAME_MAX 224           /* iSCSI names: 223 bytes (RFC 7143) + NUL */
+#define XT_PEER_HOST_MAX 256
+#define XT_PEER_CHAP_MAX 256
+
+/* One line of the map: a remote LU and how to log in to it. */
+struct xt_peer {
+	uint8_t desig[16];                 /* NAA designator, binary */
+	uint8_t desig_len;                 /* 8 or 16 */
+	char host[XT_PEER_HOST_MAX];       /* IPv4, host name, or IPv6 without brackets */
+	uint16_t port;                     /* 3260 unless given */
+	char target[XT_PEER_NAME_MAX];     /* target IQN / EUI / NAA name */
+	uint16_t lun;                      /* 0..16383 */
+	char initiator[XT_PEER_NAME_MAX];  /* the name this copy manager logs in as */
+	char chap_user[XT_PEER_CHAP_MAX];  /* "" : no CHAP */
+	char chap_secret[XT_PEER_CHAP_MAX];
+	unsigned int line;                 /* where the map said it */
+};
+
+struct xt_peer_map {
+	struct xt_peer *v;
+	size_t n;
+};
+
+/*
+ * peer_map.c: parse a whole map (buf, len bytes; need not end in NUL).
+ * 0 with *map filled (xt_peer_map_free frees it), or -EINVAL with
+ * "line N: reason" in why (map left empty). Pure: no I/O.
+ */
+int xt_peer_map_parse(const char *buf, size_t len, struct xt_peer_map *map, char *why,
+		      size_t whylen);
+void xt_peer_map_free(struct xt_peer_map *map);
+/* The entry of map whose designator is desig (len bytes), NULL: none. */
+const struct xt_peer *xt_peer_map_find(const struct xt_peer_map *map, const uint8_t *desig,
+				       size_t len);
+/*
+ * May a file with this owner and mode hold the map (it holds CHAP secrets)?
+ * A regular file owned by uid owner, no group or other permission bit. 0,
+ * or -EPERM with the reason in why.
+ */
+int xt_peer_map_mode_ok(const struct stat *st, uid_t owner, char *why, size_t whylen);
+/*
+ * The entry for desig from the map file (xt_env()->peers_path), read again
+ * when its mtime, size, inode or ctime changed: 0 with *out a copy,
+ * -ENOENT if the map does not name it (or there is no map, or the map is
+ * refused: the reason logged on lu, once per change of the file).
+ */
+int xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len,
+		   struct xt_peer *out);
+/* Forget the cached map (handler destroy, tests). */
+void xt_peer_map_reset(void);
+
+/* ---- remote LUs (peer_lu.c) ---- */
+
+/*
+ * Open the LU of the map named by desig as seen from self (the LU that
+ * received the copy), by deadline_ms (0: none): the map entry, a pooled
+ * session, the identity check (VPD 83h holds desig; READ CAPACITY(16)).
+ * 0 with *out (xt_peer_close releases it); -ENOENT: the map does not name
+ * desig; another -errno: it could not be reached or is not that LU (why).
+ */
+int xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t deadline_ms,
+		 struct xt_lu **out, char *why, size_t whylen);
+void xt_peer_close(struct xt_lu *lu);
+/* Is lu a remote LU (opened by xt_peer_open)? */
+bool xt_lu_is_peer(const struct xt_lu *lu);
+/* Its designator (xt_peer_open's desig). */
+bool xt_peer_is(const struct xt_lu *lu, const uint8_t *desig, size_t len);
+/*
+ * The SCSI status and sense of the remote's last failed command (fixed
+ * format, rebuilt from its key, ASC and ASCQ): true if there is one.
+ */
+bool xt_peer_last_sense(const struct xt_lu *lu, uint8_t *status, uint8_t *sense,
+			uint8_t *len);
+/* SYNCHRONIZE CACHE(16) on the remote LU, by deadline_ms: 0 or -errno. */
+int xt_peer_flush(struct xt_lu *lu, uint64_t deadline_ms);
+
+/* ---- the session pool (peer_iscsi.c) ---- */
+
+#define XT_PEER_SESSIONS_MAX 16        /* sessions open at once, in use or idle */
+#define XT_PEER_IDLE_MS 60000          /* an idle session is logged out after this */
+#define XT_PEER_LOGIN_S 10             /* login time bound (within the copy's deadline) */
+#define XT_PEER_CMD_S 30               /* command time bound (within the copy's deadline) */
+#define XT_PEER_IO_MAX (512u << 10)    /* bytes of one READ(16) / WRITE(16) */
+
+struct xt_psess;
+/*
+ * A session to p's target as p's initiator, for this thread alone until
+ * xt_psess_put: an idle one of the pool, or a new login bounded by
+ * timeout_s. NULL with why: no login, or XT_PEER_SESSIONS_MAX in use.
+ */
+struct xt_psess *xt_psess_get(const struct xt_peer *p, int timeout_s, char *why, size_t whylen);
+/* Back to the pool (broken: logged out and freed instead). */
+void xt_psess_put(struct xt_psess *s, bool broken);
+/* Log out every idle session (handler destroy, tests). */
+void xt_psess_shutdown(void);
+
+/* One command and its outcome. */
+struct xt_pcmd {
+	const uint8_t *cdb;
+	uint8_t cdb_len;
+	bool wr;                 /* data out (buf holds len bytes) */
+	void *buf;
+	size_t len;              /* data in: at most len bytes land in buf; *got says how many */
+	int timeout_s;
+	size_t got;
+	uint8_t status;          /* SCSI status when the command completed */
+	uint8_t sense[18];       /* fixed format, CHECK CONDITION only */
+	uint8_t sense_len;
+};
+/*
+ * Run c on s's LUN: 0 when the command completed (c->status says how;
+ * GOOD or CHECK CONDITION with sense), -ETIMEDOUT / -EIO when it did not
+ * (the session is then broken), with why.
+ */
+int xt_psess_cmd(struct xt_psess *s, int lun, struct xt_pcmd *c, char *why, size_t whylen);
+
+#endif /* TARGET_PEER_H */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The peer map file (xt_env()->peers_path: XCOPY_PEERS, else
+ * /etc/xcopy/peers.conf), read when a copy first asks for a LU that is not
+ * here and again whenever the file's mtime, ctime, size or inode changed
+ * (an edit, or a new file renamed over it). A file that is not root's own
+ * with mode 600 or stricter, or that does not parse, is refused whole: no
+ * peer is reachable until it is fixed, and the reason is logged once per
+ * change. No file: no peers, nothing logged.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/env.h"
+#include "peer/peer.h"
+
+static pthread_mutex_t g_map_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct xt_peer_map g_map;
+static bool g_have;                 /* g_key describes the file g_map came from */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	bool absent;
+} g_key;
+
+static bool
+same_key(const struct stat *st)
+{
+	return g_have && !g_key.absent && g_key.dev == st->st_dev && g_key.ino == st->st_ino &&
+	       g_key.size == st->st_size && g_key.mtime.tv_sec == st->st_mtim.tv_sec &&
+	       g_key.mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       g_key.ctime.tv_sec == st->st_ctim.tv_sec && g_key.ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* Read the open map fd (fstat'ed as st) into g_map; the reason in why on failure. */
+static int
+load_fd(int fd, const struct stat *st, char *why, size_t whylen)
+{
+	struct xt_peer_map m;
+	char *buf;
+	ssize_t got;
+	size_t at = 0;
+	int rc;
+
+	if ((rc = xt_peer_map_mode_ok(st, 0, why, whylen)) != 0) {
+		return rc;
+	}
+	if (st->st_size > (off_t)XT_PEER_FILE_MAX) {
+		snprintf(why, whylen, "larger than %u bytes", XT_PEER_FILE_MAX);
+		return -EFBIG;
+	}
+	buf = malloc((size_t)st->st_size + 1);
+	if (buf == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	while (at < (size_t)st->st_size + 1) {   /* one more: a file that grew is read whole next time */
+		got = read(fd, buf + at, (size_t)st->st_size + 1 - at);
+		if (got < 0 && errno == EINTR) {
+			continue;
+		}
+		if (got <= 0) {
+			break;
+		}
+		at += (size_t)got;
+	}
+	if (at != (size_t)st->st_size) {
+		free(buf);
+		snprintf(why, whylen, "changed while read");
+		return -EAGAIN;
+	}
+	rc = xt_peer_map_parse(buf, at, &m, why, whylen);
+	memset(buf, 0, at);   /* CHAP secrets */
+	free(buf);
+	if (rc == 0) {
+		xt_peer_map_free(&g_map);
+		g_map = m;
+	}
+	return rc;
+}
+
+int
+xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct xt_peer *out)
+{
+	const char *path = xt_env()->peers_path;
+	const struct xt_peer *p;
+	char why[320];
+	struct stat st;
+	int fd, rc = -ENOENT;
+
+	pthread_mutex_lock(&g_map_mu);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (!(g_have && g_key.absent)) {
+			if (errno != ENOENT) {
+				xt_lu_err(lu, "peer map %s: %s: no peer reachable\n", path,
+					  strerror(errno));
+			}
+			xt_peer_map_free(&g_map);
+			memset(&g_key, 0, sizeof(g_key));
+			g_key.absent = true;
+			g_have = true;
+		}
+	} else if (fstat(fd, &st) != 0) {
+		xt_peer_map_free(&g_map);
+		g_have = false;
+	} else if (!same_key(&st)) {
+		xt_peer_map_free(&g_map);
+		memset(&g_key, 0, sizeof(g_key));
+		g_key.dev = st.st_dev;
+		g_key.ino = st.st_ino;
+		g_key.size = st.st_size;
+		g_key.mtime = st.st_mtim;
+		g_key.ctime = st.st_ctim;
+		g_have = true;
+		why[0] = '\0';
+		if (load_fd(fd, &st, why, sizeof(why)) != 0) {
+			xt_lu_err(lu, "peer map %s refused: %s: no peer reachable until it is fixed\n",
+				  path, why);
+			g_have = false;   /* "changed while read" and the like: read again next time */
+			if (strncmp(why, "line ", 5) == 0 || strstr(why, "mode ") != NULL ||
+			    strstr(why, "owned by") != NULL) {
+				g_have = true;   /* refused as it is: logged once, until it changes */
+			}
+		} else {
+			xt_lu_info(lu, "peer map %s: %zu peers\n", path, g_map.n);
+		}
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	p = xt_peer_map_find(&g_map, desig, len);
+	if (p != NULL) {
+		*out = *p;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&g_map_mu);
+	return rc;
+}
+
+void
+xt_peer_map_reset(void)
+{
+	pthread_mutex_lock(&g_map_mu);
+	xt_peer_map_free(&g_map);
+	memset(&g_key, 0, sizeof(g_key));
+	g_have = false;
+	pthread_mutex_unlock(&g_map_mu);
+}

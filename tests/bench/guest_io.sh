@@ -1,0 +1,166 @@
+# shellcheck shell=bash
+# tests/bench/guest_io.sh: the io phase of tests/bench/guest.sh (sourced by
+# it; uses its helpers: mkstore, rmstore, bench_fileio_create, cpu_snap,
+# log). The LU as a disk: fio with direct I/O on each LU's tcm_loop
+# /dev/sdX, the same rows for every target, one target at a time, each on
+# its own backing file of BENCH_IO_SIZE bytes (pseudo-random data, written
+# first) on one XFS store (reflink=0) in guest RAM:
+#   xcopy      user:xcopy, the file store (the LU's defaults, as lab_user_create)
+#   null       user:xcopy on the null store (xcopy/null/SIZE): no medium, the
+#              TCMU floor (the ring, the runner, the plugin's dispatch)
+#   fileio     LIO fileio, fd_buffered_io=1 (targetcli's write-back default)
+#   fileio-wt  LIO fileio, fd_buffered_io=0 (write-through: O_DSYNC)
+#   iblock     LIO iblock on a loop device over the same kind of file
+#   limit      no LU: fio on the backing file itself in the guest (O_DIRECT
+#              on XFS): the store's own limit
+# BENCH_IO_TARGETS adds or drops targets; also xcopy-tuned and null-tuned
+# (hw_max_sectors=8192, max_data_area_mb=256). Writes:
+#   io.csv     one line per target and row (fio's JSON through fio_csv.py)
+#   io-lus.txt each target's LU and disk settings (configfs attrib, sd queue)
+#   io/*.json  fio's own output
+IO_SIZE=$(lab_size_bytes "${BENCH_IO_SIZE:-256M}")
+IO_SECS=${BENCH_IO_SECS:-5}
+IO_RAMP=${BENCH_IO_RAMP:-1}
+IO_TARGETS=${BENCH_IO_TARGETS:-xcopy null fileio fileio-wt iblock limit}
+IO_TUNED="hw_max_sectors=8192,max_data_area_mb=256"
+IO_PY=/usr/bin/python3   # Debian's (the caller's PATH may name a python of its own)
+[ -x "$IO_PY" ] || IO_PY=python3
+# row: name rw bs qd (rw as fio's --rw; randrw is 70 % reads)
+IO_ROWS="seq-read-1m-qd1:read:1m:1 seq-read-1m-qd8:read:1m:8 seq-read-1m-qd32:read:1m:32
+	rand-read-4k-qd1:randread:4k:1 rand-read-4k-qd32:randread:4k:32
+	seq-write-1m-qd1:write:1m:1 seq-write-1m-qd8:write:1m:8 seq-write-1m-qd32:write:1m:32
+	rand-write-4k-qd1:randwrite:4k:1 rand-write-4k-qd32:randwrite:4k:32
+	mix70-4k-qd32:randrw:4k:32"
+
+# io_fileio NAME FILE BUFFERED(0|1): LIO fileio on FILE, IO_SIZE bytes
+io_fileio() {
+	local so
+	so=$LAB_CFS/core/fileio_$(lab__next_hba)/$1
+	mkdir -p "$so"
+	# write-through: no fd_buffered_io at all (LIO takes only =1; without it O_DSYNC)
+	if [ "$3" = 1 ]; then
+		echo "fd_dev_name=$2,fd_dev_size=$IO_SIZE,fd_buffered_io=1" >"$so/control"
+	else
+		echo "fd_dev_name=$2,fd_dev_size=$IO_SIZE" >"$so/control"
+	fi
+	lab__set_serial "$so"
+	echo 1 >"$so/enable"
+	echo "$so"
+}
+
+# io_iblock NAME DEV: LIO iblock on the block device DEV
+io_iblock() {
+	local so
+	so=$LAB_CFS/core/iblock_$(lab__next_hba)/$1
+	mkdir -p "$so"
+	echo "udev_path=$2" >"$so/control"
+	lab__set_serial "$so"
+	echo 1 >"$so/enable"
+	echo "$so"
+}
+
+# io_facts TARGET SO DEV: the settings that cap a LU's throughput, one line
+io_facts() {
+	local t=$1 so=$2 dev=$3 a line="$1"
+	for a in hw_max_sectors max_sectors hw_queue_depth queue_depth max_data_area_mb cmd_ring_size_mb \
+		data_pages_per_blk qfull_time_out nl_reply_supported emulate_write_cache hw_block_size; do
+		[ -n "$so" ] && [ -r "$so/attrib/$a" ] && line+=" $a=$(cat "$so/attrib/$a")"
+	done
+	[ -n "$so" ] && line+=" control=$(tr -d '\n' <"$so/info" 2>/dev/null | tr -s ' ' | cut -c1-160 | tr ' ' '_')"
+	dev=${dev#/dev/}
+	if [ -e "/sys/block/$dev/queue" ]; then
+		line+=" sd_max_sectors_kb=$(cat "/sys/block/$dev/queue/max_sectors_kb")"
+		line+=" sd_nr_requests=$(cat "/sys/block/$dev/queue/nr_requests")"
+		[ -r "/sys/block/$dev/device/queue_depth" ] &&
+			line+=" sd_queue_depth=$(cat "/sys/block/$dev/device/queue_depth")"
+		line+=" sd_scheduler=$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$dev/queue/scheduler")"
+	fi
+	echo "$line" >>"$OUT/io-lus.txt"
+}
+
+# io_row TARGET FILE ROW: one fio run on FILE (a disk or the backing file);
+# guest CPU over the middle of the run (after the ramp, while fio measures)
+io_row() {
+	local t=$1 f=$2 spec=$3 name rw bs qd js c0 c1 t0 t1 pid win
+	IFS=: read -r name rw bs qd <<<"$spec"
+	js=$OUT/io/$t-$name.json
+	sync
+	fio --name="$name" --filename="$f" --direct=1 --ioengine=libaio --rw="$rw" --rwmixread=70 \
+		--bs="$bs" --iodepth="$qd" --size="$IO_SIZE" --time_based --runtime="$IO_SECS" \
+		--ramp_time="$IO_RAMP" --lat_percentiles=1 --percentile_list=50:99:99.9 \
+		--randrepeat=0 --output-format=json --output="$js" >/dev/null 2>"$js.err" &
+	pid=$!
+	sleep "$IO_RAMP.3"
+	c0=$(cpu_snap)
+	t0=$EPOCHREALTIME
+	win=$(awk -v s="$IO_SECS" 'BEGIN { w = s - 0.6; printf "%.1f", (w < 0.5 ? 0.5 : w) }')
+	sleep "$win"
+	c1=$(cpu_snap)
+	t1=$EPOCHREALTIME
+	wait "$pid" || log "fio $t $name failed: $(tail -2 "$js.err")"
+	echo "$t,$name,$rw,$bs,$qd,$IO_SECS,$("$IO_PY" "$HERE/fio_csv.py" "$js"),$(awk -v a="$c0" -v b="$c1" \
+		-v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN {
+			split(a, x, " "); split(b, y, " ")
+			busy = (y[1] - x[1]) + (y[2] - x[2]); all = busy + (y[3] - x[3]) + (y[4] - x[4])
+			printf "%.1f,%.3f", (all > 0 ? 100 * busy / all : 0), w }'),$(getconf CLK_TCK),$(awk -v a="$c0" -v b="$c1" \
+		'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] - x[1]) + (y[2] - x[2]) }')" \
+		>>"$OUT/io.csv"
+	tail -1 "$OUT/io.csv" >&2
+}
+
+# io_target TARGET: its LU (none for limit), every row, then gone
+io_target() {
+	local t=$1 file=$W/io/$1.img so='' dev='' loopdev='' spec extra=''
+	log "io: $t"
+	case "$t" in
+	null | null-tuned) ;;
+	*)
+		truncate -s "$IO_SIZE" "$file"
+		"$XCB" fill "$file" 0 "$IO_SIZE" 7 >/dev/null
+		sync
+		;;
+	esac
+	case "$t" in *-tuned) extra=$IO_TUNED ;; esac
+	case "$t" in
+	xcopy | xcopy-tuned) so=$(lab_user_create "io${t//-/}" xcopy "$file" "$IO_SIZE" "" "$extra") ;;
+	null | null-tuned) so=$(lab_user_create "io${t//-/}" xcopy "null/$IO_SIZE" "$IO_SIZE" "" "$extra") ;;
+	fileio) so=$(io_fileio "io${t//-/}" "$file" 1) ;;
+	fileio-wt) so=$(io_fileio "io${t//-/}" "$file" 0) ;;
+	iblock)
+		loopdev=$(losetup -f --show "$file")
+		so=$(io_iblock "io${t//-/}" "$loopdev")
+		;;
+	limit) dev=$file ;;
+	*) log "io: unknown target $t"; return 0 ;;
+	esac
+	if [ -n "$so" ]; then
+		read -r dev _ <<<"$(lab_loop_export "$so")"
+		# the new LUN's UNIT ATTENTION, before fio's first I/O
+		sg_turs "$dev" >/dev/null 2>&1 || true
+		sg_turs "$dev" >/dev/null 2>&1 || true
+	fi
+	io_facts "$t" "$so" "$dev"
+	for spec in $IO_ROWS; do io_row "$t" "$dev" "$spec"; done
+	lab_teardown >/dev/null
+	[ -z "$loopdev" ] || losetup -d "$loopdev"
+	rm -f "$file"
+	fresh
+}
+
+iophase() {
+	local t
+	mkdir -p "$OUT/io"
+	echo "target,row,rw,bs,qd,secs,r_iops,r_mbs,r_p50_us,r_p99_us,r_p999_us,w_iops,w_mbs,w_p50_us,w_p99_us,w_p999_us,errors,cpu_busy_pct,cpu_window_s,clk_tck,cpu_busy_ticks" \
+		>"$OUT/io.csv"
+	: >"$OUT/io-lus.txt"
+	{
+		echo "io_size $IO_SIZE"
+		echo "io_secs $IO_SECS"
+		echo "io_ramp $IO_RAMP"
+		echo "fio $(fio --version)"
+		echo "tcmu_global_max_data_area_mb $(cat /sys/module/target_core_user/parameters/global_max_data_area_mb 2>/dev/null)"
+	} >>"$OUT/guest.txt"
+	mkstore io 0   # mounted at $W/io
+	for t in $IO_TARGETS; do io_target "$t"; done
+	rmstore io
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Copies between targets (issue #36, target/peer/): an EXTENDED COPY (LID1)
+# received by a user:xcopy LU X (tcm_loop) whose other CSCD names, by its NAA
+# designator, a LIO fileio LU P of another iSCSI target (127.0.0.1:3260, its
+# own target name, an ACL admitting only the copy manager's initiator name).
+# The peer map (/etc/xcopy/peers.conf, root's 0600) names P; the plugin logs
+# in and moves the blocks itself. The parameter list is made here (sg_raw:
+# sg_xcopy needs both LUs local):
+#   push X -> P and pull P -> X, 4 MiB and 2 MiB, bytes compared with the
+#     backing files; P's fabric counters show the copy went over iSCSI
+#   a designator neither here nor in the map: COPY ABORTED 08/04, no login
+#   a map entry whose target's ACL refuses the initiator: COPY ABORTED 0D/02,
+#     P2 unchanged
+#   a world-readable map: refused whole (08/04), the reason in the log
+set -euo pipefail
+HERE=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lab/lib.sh
+. "$HERE/../lib.sh"
+# shellcheck source=tests/lab/target-lib.sh
+. "$HERE/../target-lib.sh"
+lab_require_guest
+
+W=/tmp/lab-650
+MB=1048576
+MAP=/etc/xcopy/peers.conf
+CM=iqn.2026-12.org.example:xcopy650-cm
+IQN_P=iqn.2003-01.org.linux-iscsi.lab:peer650
+IQN_Q=iqn.2003-01.org.linux-iscsi.lab:peer650q
+SER_X=65000001-aaaa-bbbb-cccc-000000000000
+SER_P=65000002-aaaa-bbbb-cccc-000000000000
+SER_Q=65000003-aaaa-bbbb-cccc-000000000000
+SER_N=65000009-aaaa-bbbb-cccc-000000000000   # no LU has it
+mkdir -p "$W" /etc/xcopy
+trap 'rm -f "$MAP"' EXIT
+head -c $((8 * MB)) /dev/urandom >"$W/x.img"
+head -c $((8 * MB)) /dev/urandom >"$W/p.img"
+head -c $((8 * MB)) /dev/urandom >"$W/q.img"
+cp "$W/q.img" "$W/q.orig"
+
+# naa SERIAL : the NAA 6 designator LIO and the plugin derive (32 hex digits)
+naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
+
+x=$(lab_user_create px xcopy "$W/x.img" 8M "$SER_X")
+p=$(lab_fileio_create pp "$W/p.img" 8M "$SER_P")
+q=$(lab_fileio_create pq "$W/q.img" 8M "$SER_Q")
+lab_iscsi_export --acl "$CM" "$IQN_P" "$p" >/dev/null
+lab_iscsi_export --acl iqn.2026-12.org.example:someone-else "$IQN_Q" "$q" >/dev/null
+read -r _ sgx <<<"$(lab_loop_export "$x")"
+
+umask 077
+cat >"$MAP" <<MAP
+# lab 650
+naa.$(naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_P/0 initiator=$CM
+naa.$(naa "$SER_Q") iscsi://127.0.0.1/$IQN_Q/0 initiator=$CM
+MAP
+chmod 600 "$MAP"
+
+# xcopy SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : one LID1 EXTENDED COPY to
+#   X (no list identifier), two identification CSCDs (E4h, NAA, block 512)
+#   and one 02h segment;
+#   sg_raw's output in $W/out
+xcopy() {
+	local s d hex n=$3 sl=$4 dl=$5
+	s=$(naa "$1")
+	d=$(naa "$2")
+	hex=$(
+		printf '0018004000000000 0000001c00000000'
+		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done
+		printf '02000018 00000001 0000%04x %016x%016x' "$n" "$sl" "$dl"
+	)
+	hex=${hex// /}
+	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
+	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$W/list"
+	sg_raw -s 108 -i "$W/list" "$sgx" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$W/out" 2>&1
+}
+same() { cmp -s -i "$2:$4" -n "$5" "$1" "$3"; }
+
+fab0=$(lab_fabric_mb "$p")
+# push: X [0, 4 MiB) -> P [1 MiB, 5 MiB)
+lab_check "push X -> P: GOOD" xcopy "$SER_X" "$SER_P" 8192 0 2048
+lab_check "push: P's blocks are X's" same "$W/p.img" $((1 * MB)) "$W/x.img" 0 $((4 * MB))
+# pull: P [6 MiB, 8 MiB) -> X [5 MiB, 7 MiB)
+lab_check "pull P -> X: GOOD" xcopy "$SER_P" "$SER_X" 4096 12288 10240
+lab_check "pull: X's blocks are P's" same "$W/x.img" $((5 * MB)) "$W/p.img" $((6 * MB)) $((2 * MB))
+fab=$(($(lab_fabric_mb "$p") - fab0))
+lab_check "P's iSCSI LU moved the 6 MiB ($fab MiB)" test "$fab" -ge 6
+lab_check "the plugin logged the peer" grep -q "copy with peer LU peer:$IQN_P/0" \
+	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
+
+# a designator no LU has and the map does not name
+cp "$W/x.img" "$W/x.orig"
+lab_check_fails "not in the map: refused" xcopy "$SER_X" "$SER_N" 8 0 0
+lab_check "not in the map: COPY ABORTED, unreachable copy target (08/04)" \
+	grep -qi "unreachable copy target" "$W/out"
+# the map names Q, but Q's target admits another initiator only
+lab_check_fails "ACL refuses the copy manager: refused" xcopy "$SER_X" "$SER_Q" 8 0 0
+lab_check "ACL refusal: COPY ABORTED, copy target device not reachable (0D/02)" \
+	grep -qi "copy target device not reachable" "$W/out"
+lab_check "ACL refusal: Q unchanged" cmp -s "$W/q.img" "$W/q.orig"
+lab_check "ACL refusal logged" grep -q "peer LU not reachable: login to $IQN_Q" \
+	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
+# a world-readable map is refused whole
+chmod 644 "$MAP"
+lab_check_fails "world-readable map: refused" xcopy "$SER_X" "$SER_P" 8 0 0
+lab_check "world-readable map: 08/04" grep -qi "unreachable copy target" "$W/out"
+lab_check "world-readable map: reason logged" grep -q "peer map $MAP refused: mode 0644" \
+	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
+lab_check "X unchanged by the refusals" cmp -s "$W/x.img" "$W/x.orig"
+lab_summary

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A fake libiscsi for the dlopen harness: the part of libiscsi's API the
+ * plugin's peer sessions use (target/peer/peer_iscsi.c), defined here and
+ * exported by the harness (-rdynamic), so the plugin's references bind to
+ * these before the real libiscsi.so it names. One remote target with one LU
+ * held in memory (g_fi): its name, designator, geometry, the initiator and
+ * CHAP it accepts, the Nth WRITE(16) failing with a chosen sense, and
+ * counters of what the plugin sent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#include "fake_iscsi.h"
+
+struct fake_iscsi g_fi;
+
+struct iscsi_context {
+	char initiator[256];
+	char target[256];
+	char user[256];
+	char secret[256];
+	bool logged_in;
+	const char *err;
+};
+
+void
+fake_iscsi_reset(uint32_t block_size, uint64_t nblocks, const uint8_t desig[16])
+{
+	int live = g_fi.contexts;   /* sessions the plugin's pool still holds */
+
+	free(g_fi.medium);
+	memset(&g_fi, 0, sizeof(g_fi));
+	g_fi.contexts = live;
+	g_fi.block_size = block_size;
+	g_fi.nblocks = nblocks;
+	g_fi.medium = calloc(nblocks, block_size);
+	memcpy(g_fi.desig, desig, 16);
+	strcpy(g_fi.target, "iqn.2026-12.org.test:peer");
+	strcpy(g_fi.initiator, "iqn.2026-12.org.test:cm");
+}
+
+struct iscsi_context *
+iscsi_create_context(const char *initiator_name)
+{
+	struct iscsi_context *c = calloc(1, sizeof(*c));
+
+	if (c != NULL) {
+		strncpy(c->initiator, initiator_name, sizeof(c->initiator) - 1);
+		g_fi.contexts++;
+	}
+	return c;
+}
+
+int
+iscsi_destroy_context(struct iscsi_context *c)
+{
+	g_fi.contexts--;
+	free(c);
+	return 0;
+}
+
+int
+iscsi_set_targetname(struct iscsi_context *c, const char *name)
+{
+	strncpy(c->target, name, sizeof(c->target) - 1);
+	return 0;
+}
+
+int
+iscsi_set_session_type(struct iscsi_context *c, enum iscsi_session_type t)
+{
+	return t == ISCSI_SESSION_NORMAL ? 0 : -1;
+}
+
+int
+iscsi_set_header_digest(struct iscsi_context *c, enum iscsi_header_digest d)
+{
+	return 0;
+}
+
+int
+iscsi_set_initiator_username_pwd(struct iscsi_context *c, const char *user, const char *passwd)
+{
+	strncpy(c->user, user, sizeof(c->user) - 1);
+	strncpy(c->secret, passwd, sizeof(c->secret) - 1);
+	return 0;
+}
+
+void
+iscsi_set_noautoreconnect(struct iscsi_context *c, int state)
+{
+}
+
+void
+iscsi_set_tcp_syncnt(struct iscsi_context *c, int value)
+{
+}
+
+int
+iscsi_set_timeout(struct iscsi_context *c, int timeout)
+{
+	g_fi.last_timeout = timeout;
+	return 0;
+}
+
+const char *
+iscsi_get_error(struct iscsi_context *c)
+{
+	return c->err != NULL ? c->err : "";
+}
+
+int
+iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
+{
+	g_fi.logins++;
+	strncpy(g_fi.portal, portal, sizeof(g_fi.portal) - 1);
+	if (strcmp(c->target, g_fi.target) != 0 || strcmp(c->initiator, g_fi.initiator) != 0 ||
+	    strcmp(c->user, g_fi.chap_user) != 0 || strcmp(c->secret, g_fi.chap_secret) != 0) {
+		c->err = "Failed to log in to target. Status: Authorization failure(513)";
+		return -1;
+	}
+	c->logged_in = true;
+	return 0;
+}
+
+int
+iscsi_logout_sync(struct iscsi_context *c)
+{
+	g_fi.logouts++;
+	c->logged_in = false;
+	return 0;
+}
+
+struct scsi_task *
+scsi_create_task(int cdb_size, unsigned char *cdb, int xfer_dir, int expxferlen)
+{
+	struct scsi_task *t = calloc(1, sizeof(*t));
+
+	if (t != NULL) {
+		memcpy(t->cdb, cdb, (size_t)cdb_size);
+		t->cdb_size = cdb_size;
+		t->xfer_dir = xfer_dir;
+		t->expxferlen = expxferlen;
+	}
+	return t;
+}
+
+void
+scsi_free_scsi_task(struct scsi_task *t)
+{
+	if (t != NULL) {
+		free(t->datain.data);
+		free(t);
+	}
+}
+
+static uint64_t
+be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0) {
+		v = v << 8 | *p++;
+	}
+	return v;
+}
+
+static void
+data_in(struct scsi_task *t, const void *src, size_t n)
+{
+	t->datain.data = malloc(n);
+	memcpy(t->datain.data, src, n);
+	t->datain.size = (int)n;
+}
+
+static void
+check_condition(struct scsi_task *t, uint8_t key, uint16_t asc_ascq)
+{
+	t->status = SCSI_STATUS_CHECK_CONDITION;
+	t->sense.key = (enum scsi_sense_key)key;
+	t->sense.ascq = asc_ascq;
+}
+
+struct scsi_task *
+iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
+			struct iscsi_data *d)
+{
+	uint8_t buf[64];
+	uint64_t lba, n;
+
+	if (!c->logged_in) {
+		return NULL;
+	}
+	t->status = SCSI_STATUS_GOOD;
+	switch (t->cdb[0]) {
+	case 0x12:   /* INQUIRY, VPD 83h: one NAA designator, LU association */
+		g_fi.inquiries++;
+		memset(buf, 0, sizeof(buf));
+		buf[1] = 0x83;
+		buf[3] = 20;
+		buf[4] = 0x01;
+		buf[5] = 0x03;
+		buf[7] = 16;
+		memcpy(buf + 8, g_fi.report_desig ? g_fi.report_desig : g_fi.desig, 16);
+		data_in(t, buf, 24);
+		break;
+	case 0x9e:   /* READ CAPACITY(16) */
+		memset(buf, 0, 32);
+		for (n = 0; n < 8; n++) {
+			buf[n] = (uint8_t)((g_fi.nblocks - 1) >> (56 - 8 * n));
+		}
+		buf[8] = (uint8_t)(g_fi.block_size >> 24);
+		buf[9] = (uint8_t)(g_fi.block_size >> 16);
+		buf[10] = (uint8_t)(g_fi.block_size >> 8);
+		buf[11] = (uint8_t)g_fi.block_size;
+		data_in(t, buf, 32);
+		break;
+	case 0x88:   /* READ(16) */
+	case 0x8a:   /* WRITE(16) */
+		lba = be(t->cdb + 2, 8);
+		n = be(t->cdb + 10, 4);
+		if (lba + n > g_fi.nblocks) {
+			check_condition(t, 0x05, 0x2100);
+			break;
+		}
+		if (t->cdb[0] == 0x88) {
+			g_fi.reads++;
+			g_fi.read_bytes += n * g_fi.block_size;
+			data_in(t, g_fi.medium + lba * g_fi.block_size, n * g_fi.block_size);
+			break;
+		}
+		g_fi.writes++;
+		if (g_fi.fail_write_nth != 0 && g_fi.writes == g_fi.fail_write_nth) {
+			check_condition(t, g_fi.fail_key, g_fi.fail_asc);
+			break;
+		}
+		if (d == NULL || d->size != n * g_fi.block_size) {
+			check_condition(t, 0x05, 0x2400);
+			break;
+		}
+		memcpy(g_fi.medium + lba * g_fi.block_size, d->data, d->size);
+		g_fi.write_bytes += d->size;
+		break;
+	case 0x91:   /* SYNCHRONIZE CACHE(16) */
+		g_fi.syncs++;
+		break;
+	default:
+		check_condition(t, 0x05, 0x2000);
+		break;
+	}
+	return t;
+}
