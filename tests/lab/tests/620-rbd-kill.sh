@@ -203,10 +203,20 @@ read_stall() {
 	{ read -r _ sgs; read -r sdd sgd; } <<<"$(lab_loop_export "$s" "$d")"
 	sg_turs "$sgs" >/dev/null 2>&1 || true
 	sg_turs "$sgd" >/dev/null 2>&1 || true
-	RC=0
-	sg_xcopy bs=512 bpt=32768 if="$sgs" of="$sgd" seek=$((8 * M / 512)) count=$((16 * M / 512)) \
-		>"$W/rx.log" 2>&1 || RC=$?
-	lab_check "sg_xcopy 16 MiB rbd/src -> rbd/r0 (cmd_time_out $TMO s): GOOD (exit $RC)" test "$RC" = 0
+	# the copy only sets the LU up (its short operation timeouts are what the READ
+	# must not inherit). Just after the monitor came back, the runner's client may
+	# still be hunting for it and a 1 s operation time out: COPY ABORTED is then
+	# right, so up to 3 tries, each failure with the runner's reason
+	local try
+	for ((try = 1; try <= 3; try++)); do
+		RC=0
+		sg_xcopy bs=512 bpt=32768 if="$sgs" of="$sgd" seek=$((8 * M / 512)) count=$((16 * M / 512)) \
+			>"$W/rx.log" 2>&1 || RC=$?
+		[ "$RC" = 0 ] && break
+		echo "    setup copy try $try: sg_xcopy exit $RC; runner: $(grep r620 "$log" | grep -i 'rbd copy\|deadline\|timed out' | tail -1 | cut -c1-220)"
+		sleep 2
+	done
+	lab_check "sg_xcopy 16 MiB rbd/src -> rbd/r0 (cmd_time_out $TMO s): GOOD (exit $RC, try $((try > 3 ? 3 : try)))" test "$RC" = 0
 	kill -STOP "$(pid_of osd.0)"
 	t0=$(date +%s.%N)
 	dd if="$sdd" of="$W/rd.bin" bs=1M skip=8 count=16 iflag=direct status=none 2>"$W/rd.err" &
