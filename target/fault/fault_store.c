@@ -13,10 +13,10 @@
  *     decided first, by counting the 1 MiB reads and writes the read/write
  *     loop would make for the range in its order, so the Nth call means what
  *     it always meant; a delay is slept before, cut short by the copy's stop
- *     request or deadline. A chunk's bytes then move by read and write
- *     (clone and copy_file_range off: test_fault_delay counts them); a
- *     merged run keeps its policy (clone or nothing, or the store's copy)
- *     and is declined, nothing counted, only when the fault would fire
+ *     request or deadline. A chunk's bytes before the fault then move by the
+ *     inner copy with the copy's own policy (clone, copy_file_range or read
+ *     and write, as in production); a merged run likewise, and it is
+ *     declined, nothing counted, only when the fault would fire
  *     inside it: the engine then copies its segments one by one, as after
  *     any failed run, and the fault fires at its segment;
  *   - io of a copy (store_copy.c's gateway between a file and an RBD LU):
@@ -315,8 +315,6 @@ fw_copy(struct xt_copy *c, const struct xt_range *r)
 	const struct xt_store_ops *w = r->dst->ops->inner != NULL ? r->dst->ops : r->src->ops;
 	const struct xt_store_ops *in = w->inner;
 	bool back = r->src == r->dst && r->doff > r->soff && r->doff < r->soff + r->len;
-	enum xt_clone clone = c->clone;
-	enum xt_cfr cfr = c->cfr;
 	struct plan pl;
 	int rc;
 
@@ -342,16 +340,14 @@ fw_copy(struct xt_copy *c, const struct xt_range *r)
 		return rc;
 	}
 	plan_range(c, r, &pl);
-	c->clone = XT_CLONE_NEVER;   /* a chunk's bytes by read and write */
-	c->cfr = XT_CFR_NEVER;
-	/* backward (memmove up): the loop went from the end; a short part is not counted */
+	/* the bytes before the fault by the production copy (clone, copy_file_range
+	 * or read/write, as the policy says); backward (memmove up): the loop went
+	 * from the end; a short part is not counted */
 	rc = back ? inner_part(in, c, r, r->len - pl.units, pl.units)
 		  : inner_part(in, c, r, 0, pl.units);
 	if (rc == 0 && !back && pl.rc != 0) {
 		rc = inner_part(in, c, r, pl.units, pl.part);
 	}
-	c->clone = clone;
-	c->cfr = cfr;
 	if (rc != 0) {
 		return rc;   /* a real failure below the fault: the inner store's outcome */
 	}
