@@ -46,6 +46,22 @@ lab_wait_for() {
 
 lab_uuid() { local u; read -r u </proc/sys/kernel/random/uuid; echo "$u"; }
 
+# lab_random FILE SIZE: FILE (new, or truncated) holds SIZE (64M, 4096...)
+# pseudo-random bytes, every 8 bytes different within a MiB and every file
+# seeded anew (xcbench fill: xorshift64*, ~20x /dev/urandom under TCG, where
+# urandom runs at ~26 MiB/s). Not for secrets: for data a copy must move.
+LAB_RANDOM_SEED=${LAB_RANDOM_SEED:-$((RANDOM << 15 | RANDOM))}
+lab_random() {
+	local n
+	n=$(lab_size_bytes "$2")
+	LAB_RANDOM_SEED=$((LAB_RANDOM_SEED + 1))
+	if [ -x "${LAB_BUILD:-}/bench/xcbench" ]; then
+		: >"$1" && "$LAB_BUILD/bench/xcbench" fill "$1" 0 "$n" "$LAB_RANDOM_SEED"
+	else
+		head -c "$n" /dev/urandom >"$1"
+	fi
+}
+
 # lab_size_bytes 64M|1G|4096 -> bytes
 lab_size_bytes() {
 	local s=$1

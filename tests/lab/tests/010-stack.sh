@@ -67,7 +67,7 @@ fi
 store=$(lab_xfs_store "$W/xfs" 512M) || true
 lab_check "XFS store mounted at $W/xfs" mountpoint -q "$W/xfs"
 if mountpoint -q "$W/xfs"; then
-	head -c 4M /dev/urandom >"$store/a"
+	lab_random "$store/a" 4M
 	lab_check "cp --reflink=always on the store" cp --reflink=always "$store/a" "$store/b"
 	lab_check "reflinked copy is identical" cmp "$store/a" "$store/b"
 	fso=$(lab_fileio_create fx "$store/lu.img" 64M) || true

@@ -53,7 +53,7 @@ xcopy_case() {
 big=$(lab_size_bytes "${LAB_XCOPY_BIG:-256M}")
 X=/mnt/lab-220-xfs
 lab_xfs_store "$X" "$(((big >> 20) + 320))M" >/dev/null
-dd if=/dev/urandom of="$X/src.img" bs=1M count=$((big >> 20)) status=none
+lab_random "$X/src.img" "$big"
 truncate -s "$big" "$X/dst.img"
 xs=$(lab_user_create xs xcopy "$X/src.img" "$big")
 xd=$(lab_user_create xd xcopy "$X/dst.img?clone=always" "$big")
@@ -76,7 +76,7 @@ fi
 small=$(lab_size_bytes "${LAB_XCOPY_SMALL:-256M}")
 T=/tmp/lab-220
 mkdir -p "$T"
-dd if=/dev/urandom of="$T/src.img" bs=1M count=$((small >> 20)) status=none
+lab_random "$T/src.img" "$small"
 truncate -s "$small" "$T/dst.img"
 ts=$(lab_user_create ts xcopy "$T/src.img" "$small")
 td=$(lab_user_create td xcopy "$T/dst.img" "$small")

@@ -41,7 +41,7 @@ lab_check "system D-Bus, /usr/bin/tcmu-runner on it owns org.kernel.TCMUService1
 	start_stack
 
 truncate -s 1G "$W/x0.img" "$W/x1.img"
-head -c $((4 * MB)) /dev/urandom >"$W/pat"
+lab_random "$W/pat" $((4 * MB))
 
 # --- create, refuse --------------------------------------------------------------
 lab_check "targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=$W/x0.img?clone=auto" \

@@ -32,8 +32,8 @@ SIZE=96M
 mkdir -p "$W" "$OUT"
 # the images live in guest RAM: gone with the LUs once the driver tears them down
 trap 'rm -rf "$W"' EXIT
-head -c $((96 * MB)) /dev/urandom >"$W/src.pat"
-head -c $((96 * MB)) /dev/urandom >"$W/dst.pat"
+lab_random "$W/src.pat" $((96 * MB))
+lab_random "$W/dst.pat" $((96 * MB))
 for f in xs fs; do cp "$W/src.pat" "$W/$f.img"; done
 for f in xd fd; do cp "$W/dst.pat" "$W/$f.img"; done
 xs=$(lab_user_create xs240 xcopy "$W/xs.img" "$SIZE")

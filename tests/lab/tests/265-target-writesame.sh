@@ -58,7 +58,7 @@ lab_check "ws0 $sd0 reports a write-back cache (WCE = 1): $(cache "$sd0")" test 
 lab_check "ws1 $sd1 reports write through (WCE = 0): $(cache "$sd1")" test "$(cache "$sd1")" = "write through"
 
 # --- 1. the data sent reads back -------------------------------------------
-head -c $((16 * MB)) /dev/urandom >"$W/m0"
+lab_random "$W/m0" $((16 * MB))
 dd if="$W/m0" of="$sd0" bs=1M oflag=direct status=none
 lab_check "sg_write_same --16 --unmap --in=<512 bytes of ff> --num=1024 is GOOD" \
 	sg_write_same --16 --unmap --in="$W/ff" --lba=0 --num=1024 "$sd0"
@@ -97,7 +97,7 @@ ff_result() {
 }
 # LIO fileio beside user:xcopy: the same command on written blocks, recorded
 rep "$W/ff" 1024 "$W/f.want"
-head -c $((MB)) /dev/urandom >"$W/mf"
+lab_random "$W/mf" $((MB))
 dd if="$W/mf" of="$sdf" bs=1M oflag=direct status=none
 dd if="$W/mf" of="$sd0" bs=1M oflag=direct status=none
 echo "LIO fileio ($(uname -r)), sg_write_same --16 --unmap --in=ff --num=1024: $(ff_result "$sdf")" | tee -a "$OUT"

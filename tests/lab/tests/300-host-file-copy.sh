@@ -50,7 +50,7 @@ file_case() {   # LABEL SO FSTYPE
 	mnt=$W/mnt-$label
 	mkdir -p "$mnt"
 	mount "$part" "$mnt"
-	head -c "${MB}M" /dev/urandom >"$mnt/src"
+	lab_random "$mnt/src" "${MB}M"
 	# a written destination: its blocks exist, the copy manager overwrites them
 	dd if=/dev/zero of="$mnt/dst" bs=1M count="$MB" conv=fsync status=none
 	sync

@@ -37,10 +37,10 @@ mount "${sd}1" "$M"
 
 S=$M/src
 mkdir -p "$S/sub"
-head -c 8M /dev/urandom >"$S/a"
-head -c 4M /dev/urandom >"$S/sub/b"
+lab_random "$S/a" 8M
+lab_random "$S/sub/b" 4M
 # sparse: 4 MiB data, a 24 MiB hole, 64 KiB data
-head -c 4M /dev/urandom >"$S/sparse"
+lab_random "$S/sparse" 4M
 truncate -s 28M "$S/sparse"
 head -c 64K /dev/urandom >>"$S/sparse"
 ln -s sub/b "$S/link"

@@ -27,7 +27,7 @@ n=$((MB * 1024 * 1024 / bs))
 lab_check "two user:xcopy LUs via tcm_loop ($sda, $sdb, $bs-byte blocks) and iSCSI ($url)" \
 	test -b "$sda" -a -b "$sdb"
 
-head -c "${MB}M" /dev/urandom >"$W/data"
+lab_random "$W/data" "${MB}M"
 dd if="$W/data" of="$sda" bs=1M oflag=direct status=none
 
 # read back DEV from block LBA, MB MiB, bypassing the page cache

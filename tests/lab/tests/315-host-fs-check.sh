@@ -33,7 +33,7 @@ cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
 # make_pair DIR: DIR/src random, DIR/dst written zeros (blocks the copy manager could overwrite)
 make_pair() {
-	head -c "$N" /dev/urandom >"$1/src"
+	lab_random "$1/src" "$N"
 	dd if=/dev/zero of="$1/dst" bs=1M count="$MB" conv=fsync status=none
 }
 
@@ -124,7 +124,7 @@ mkdir "$m/j"
 make_pair "$m/j"
 chattr +j "$m/j/src" "$m/j/dst"
 # rewritten right before the copy: the new bytes are in the journal
-head -c "$N" /dev/urandom >"$m/j/src"
+lab_random "$m/j/src" "$N"
 lab_check "ext4: chattr +j set (lsattr: j)" bash -c "lsattr $m/j/src | grep -q '^[^ ]*j'"
 copy_case ext4-chattr-j "$m/j" journal-data
 # the unit suite on this ext4 as root (chattr +j needs CAP_SYS_RESOURCE, which
@@ -143,7 +143,7 @@ mount -o data=journal "$sd2" "$m"
 lab_check "ext4 chattr +j: identical after a remount" cmp "$m/j/src" "$m/j/dst"
 mkdir "$m/dj"
 make_pair "$m/dj"
-head -c "$N" /dev/urandom >"$m/dj/src"
+lab_random "$m/dj/src" "$N"
 copy_case ext4-data-journal "$m/dj" journal-data
 umount "$m"
 mount "$sd2" "$m"

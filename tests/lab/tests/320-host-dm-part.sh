@@ -54,7 +54,7 @@ lab_check "LVM: PVs, VG, l1 on $sda, l2 + neighbour n2 + l3 on $sdb" bash -c "
 	lvm lvcreate -q -y -L 16M -n l1 vg320 $sda && lvm lvcreate -q -y -L 16M -n l2 vg320 $sdb &&
 	lvm lvcreate -q -y -L 8M -n n2 vg320 $sdb && lvm lvcreate -q -y -L 8M -n l3 vg320 $sdb &&
 	test -b /dev/vg320/l1 -a -b /dev/vg320/l2 -a -b /dev/vg320/n2" 2>"$W/lvm.err"
-head -c 16M /dev/urandom >"$W/l1.data"
+lab_random "$W/l1.data" 16M
 dd if="$W/l1.data" of=/dev/vg320/l1 bs=1M oflag=direct status=none
 # l2, n2, l3: a pattern each, so any stray write shows
 pattern l2-before 16M | dd of=/dev/vg320/l2 bs=1M oflag=direct iflag=fullblock status=none
@@ -168,7 +168,7 @@ for dev in "$sdc" "$sdd"; do
 done
 lab_wait_for test -b "${sdd}3"
 lab_check "partitions ${sdc}1..3 and ${sdd}1..3" test -b "${sdc}3" -a -b "${sdd}3"
-head -c 12M /dev/urandom >"$W/p.data"
+lab_random "$W/p.data" 12M
 dd if="$W/p.data" of="${sdc}1" bs=1M oflag=direct status=none
 for p in "${sdd}1" "${sdd}3" "${sdc}3"; do
 	pattern "neighbour ${p}" "$(blockdev --getsize64 "$p")" |

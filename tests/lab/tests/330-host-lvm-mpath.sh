@@ -69,7 +69,7 @@ lab_check "LV fs spans both LUs: $(dmsetup table vg330-fs | wc -l) linear target
 	test "$(dmsetup table vg330-fs | grep -c linear)" -eq 2
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/vg330/fs
 mount /dev/vg330/fs "$W/mnt"
-head -c $((40 * MB)) /dev/urandom >"$W/mnt/src"
+lab_random "$W/mnt/src" $((40 * MB))
 dd if=/dev/zero of="$W/mnt/dst" bs=1M count=40 conv=fsync status=none
 sync
 echo 3 >/proc/sys/vm/drop_caches
@@ -91,7 +91,7 @@ umount "$W/mnt"
 # --- a striped LV -> a linear LV ------------------------------------------------------
 lab_check "LV st is striped over both LUs ($(dmsetup table vg330-st))" \
 	bash -c "dmsetup table vg330-st | grep -q ' striped 2 512 '"
-head -c $((16 * MB)) /dev/urandom >"$W/st.data"
+lab_random "$W/st.data" $((16 * MB))
 dd if="$W/st.data" of=/dev/vg330/st bs=1M oflag=direct status=none
 rc=0
 "$XCP" --stats --require-offload /dev/vg330/st /dev/vg330/ln >"$W/st.stats" 2>&1 || rc=$?
@@ -107,7 +107,7 @@ lvm vgchange -q -an vg330 >/dev/null 2>&1
 # over multipath mpd (16 MiB) then mpe (16 MiB), so the copy takes two
 # EXTENDED COPY commands, one per pair of LUs: the first path of every LU
 # goes offline while the first command runs.
-head -c $((32 * MB)) /dev/urandom >"$W/s/c.img"
+lab_random "$W/s/c.img" $((32 * MB))
 truncate -s 16M "$W/s/d.img" "$W/s/e.img"
 c=$(lab_user_create mc330 xcopy "$W/s/c.img" 32M)
 d=$(lab_user_create md330 xcopy "$W/s/d.img" 16M)

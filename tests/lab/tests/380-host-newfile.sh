@@ -89,7 +89,7 @@ sd_limits_case() {   # SD
 # WRITE SAME(16) with UNMAP on a raw LU: zeros read back, the file punched, the rest kept.
 write_same_case() {   # SD IMG
 	local sd=$1 img=$2 lba=3 num=20001 before after
-	head -c 16M /dev/urandom >"$W/model"
+	lab_random "$W/model" 16M
 	dd if="$W/model" of="$sd" bs=1M oflag=direct status=none
 	before=$(stat -c %b "$img")
 	lab_check "sg_write_same --16 --unmap (LBA $lba, $num blocks, zero data) is GOOD" \
@@ -138,11 +138,11 @@ offload_cases() {   # SO
 	partition "$sd"
 	for fs in ext4 xfs; do
 		mnt=$(make_fs "$sd" $fs)
-		head -c "${MB}M" /dev/urandom >"$mnt/src"
+		lab_random "$mnt/src" "${MB}M"
 		newfile_copy "$fs: xcp SRC NEW" "$so" "$mnt" xcp new
 		newfile_copy "$fs: LD_PRELOAD cp SRC NEW" "$so" "$mnt" cp new-cp
 		# a sparse source: 4 MiB of data, a 12 MiB hole, 4 MiB of data, a 4 MiB hole at the end
-		head -c 4M /dev/urandom >"$mnt/sparse"
+		lab_random "$mnt/sparse" 4M
 		head -c 4M /dev/urandom | dd of="$mnt/sparse" bs=1M seek=16 conv=notrunc status=none
 		truncate -s 24M "$mnt/sparse"
 		cold
@@ -164,7 +164,7 @@ small_fs() {   # SO
 	read -r sd sg <<<"$(lab_loop_export "$1")"
 	partition "$sd"
 	mnt=$(make_fs "$sd" ext4)
-	head -c 16M /dev/urandom >"$mnt/src"
+	lab_random "$mnt/src" 16M
 	echo "$sd $mnt"
 }
 

@@ -24,8 +24,8 @@ W=/tmp/lab-410
 XCP=$LAB_BUILD/host/xcp
 MB=1048576
 mkdir -p "$W"
-head -c $((8 * MB)) /dev/urandom >"$W/a.img"
-head -c $((8 * MB)) /dev/urandom >"$W/b.img"
+lab_random "$W/a.img" $((8 * MB))
+lab_random "$W/b.img" $((8 * MB))
 cp "$W/a.img" "$W/a.orig"
 a=$(lab_user_create fa xcopy "$W/a.img" 8M)
 b=$(lab_user_create fb xcopy "$W/b.img" 8M)
@@ -132,7 +132,7 @@ lab_check "xcp: destination fully copied (read back O_DIRECT)" \
 lab_check "xcp: rest of the destination LU unchanged" \
 	eval "same '$W/b.img' 0 '$W/b.orig' 0 $MB && same '$W/b.img' $((7 * MB)) '$W/b.orig' $((7 * MB)) $MB"
 
-head -c $((8 * MB)) /dev/urandom >"$W/fill"
+lab_random "$W/fill" $((8 * MB))
 dd if="$W/fill" of="$sdb" bs=1M oflag=direct status=none
 cp "$W/b.img" "$W/b.orig"
 echo write:5 >"$XT_STATS_DIR/fb.fault"

@@ -25,8 +25,8 @@ MB=1048576
 REC=65536
 NREC=${LAB_RESTART_RECORDS:-96}   # 6 MiB of records at [56 MiB, 62 MiB)
 mkdir -p "$W"
-head -c $((64 * MB)) /dev/urandom >"$W/a.img"
-head -c $((64 * MB)) /dev/urandom >"$W/b.img"
+lab_random "$W/a.img" $((64 * MB))
+lab_random "$W/b.img" $((64 * MB))
 cp "$W/b.img" "$W/b.orig"
 a=$(lab_user_create ka xcopy "$W/a.img?cfr=never" 64M)
 b=$(lab_user_create kb xcopy "$W/b.img?cfr=never" 64M)

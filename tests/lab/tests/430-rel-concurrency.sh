@@ -25,8 +25,8 @@ S1=iqn.1994-05.org.example:rel430-s1
 S2=iqn.1994-05.org.example:rel430-s2
 IQN=iqn.2003-01.org.linux-iscsi.lab:rel430
 mkdir -p "$W"
-head -c $((64 * MB)) /dev/urandom >"$W/a.img"
-head -c $((64 * MB)) /dev/urandom >"$W/b.img"
+lab_random "$W/a.img" $((64 * MB))
+lab_random "$W/b.img" $((64 * MB))
 cp "$W/a.img" "$W/a.orig"
 cp "$W/b.img" "$W/b.orig"
 a=$(lab_user_create ca xcopy "$W/a.img" 64M)

@@ -33,9 +33,9 @@ I1=iqn.1994-05.org.example:rel440-i1
 I2=iqn.1994-05.org.example:rel440-i2
 I3=iqn.1994-05.org.example:rel440-i3
 mkdir -p "$W"
-head -c $((8 * MB)) /dev/urandom >"$W/x.img"
-head -c $((8 * MB)) /dev/urandom >"$W/y.img"
-head -c $((8 * MB)) /dev/urandom >"$W/f.img"
+lab_random "$W/x.img" $((8 * MB))
+lab_random "$W/y.img" $((8 * MB))
+lab_random "$W/f.img" $((8 * MB))
 x=$(lab_user_create ax xcopy "$W/x.img" 8M)
 y=$(lab_user_create ay xcopy "$W/y.img" 8M)
 f=$(lab_fileio_create af "$W/f.img" 8M)

@@ -30,8 +30,8 @@ mkfs.xfs -q -f -m reflink=1 "$sd"
 M=$W/mnt
 mkdir -p "$M"
 mount "$sd" "$M"
-head -c $((8 * MB)) /dev/urandom >"$M/src"
-head -c $((8 * MB)) /dev/urandom >"$M/orig"
+lab_random "$M/src" $((8 * MB))
+lab_random "$M/orig" $((8 * MB))
 cp "$M/orig" "$W/orig.ref"
 cp --reflink=always "$M/orig" "$M/shared"
 fallocate -l $((8 * MB)) "$M/unwritten"

@@ -43,7 +43,7 @@ mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$sd"
 M=$W/mnt
 mkdir -p "$M"
 mount "$sd" "$M"
-head -c "${MB}M" /dev/urandom >"$M/src"
+lab_random "$M/src" "${MB}M"
 cp "$M/src" "$W/src.ref"
 cold() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 # wait (10 s at most) for a lease on inode INO in /proc/locks (builtins only: fast)

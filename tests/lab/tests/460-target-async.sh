@@ -34,8 +34,8 @@ IQN=iqn.2003-01.org.linux-iscsi.lab:async460
 LAT_MS=20
 mkdir -p "$W"
 lab_check "xcbench built ($XCB)" test -x "$XCB"
-head -c $((128 * MB)) /dev/urandom >"$W/a.img"
-head -c $((128 * MB)) /dev/urandom >"$W/b.img"
+lab_random "$W/a.img" $((128 * MB))
+lab_random "$W/b.img" $((128 * MB))
 cp "$W/a.img" "$W/a.orig"
 cp "$W/b.img" "$W/b.orig"
 a=$(lab_user_create qa xcopy "$W/a.img" 128M)
@@ -162,7 +162,7 @@ lab_check "several EXTENDED COPY jobs in flight at once in the plugin ($fl)" tes
 lab_check "B[64M,128M) = A[0,64M) (8 copies)" same "$W/b.img" 64 "$W/a.orig" 0 64
 lab_check "A unchanged outside the held copy" same "$W/a.img" 0 "$W/a.orig" 0 64
 # --- 4. the deadline: cmd_time_out 5 s, a copy slowed past it ----------------
-head -c $((32 * MB)) /dev/urandom >"$W/t.img"
+lab_random "$W/t.img" $((32 * MB))
 cp "$W/t.img" "$W/t.orig"
 t=$(lab_user_create qt xcopy "$W/t.img" 32M)
 echo 5 >"$t/attrib/cmd_time_out"   # only while not exported

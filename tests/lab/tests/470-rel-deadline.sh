@@ -25,8 +25,8 @@ MB=1048576
 CHUNK=$MB   # whole MiB at least: the plugin's chunks are 4 MiB, a fault armed or not
 LEN=$((65535 * 512))
 mkdir -p "$W"
-head -c $((64 * MB)) /dev/urandom >"$W/s.img"
-head -c $((64 * MB)) /dev/urandom >"$W/d.img"
+lab_random "$W/s.img" $((64 * MB))
+lab_random "$W/d.img" $((64 * MB))
 cp "$W/s.img" "$W/s.orig"
 cp "$W/d.img" "$W/d.orig"
 s=$(lab_user_create ds470 xcopy "$W/s.img" 64M)

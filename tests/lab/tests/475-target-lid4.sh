@@ -22,7 +22,7 @@ XCB=$LAB_BUILD/bench/xcbench
 MB=1048576
 mkdir -p "$W"
 lab_check "xcbench built ($XCB)" test -x "$XCB"
-head -c $((64 * MB)) /dev/urandom >"$W/l.img"
+lab_random "$W/l.img" $((64 * MB))
 cp "$W/l.img" "$W/l.orig"
 so=$(lab_user_create l4 xcopy "$W/l.img" 64M)
 read -r _ sg <<<"$(lab_loop_export "$so")"

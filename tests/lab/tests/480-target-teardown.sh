@@ -25,8 +25,8 @@ sum() { md5sum <"$1" | cut -d' ' -f1; }
 runner_pid() { pgrep -x tcmu-runner | head -1; }
 
 # --- 1. remove an LU under a running copy ------------------------------------
-head -c $((32 * MB)) /dev/urandom >"$W/r.img"
-head -c $((32 * MB)) /dev/urandom >"$W/o.img"
+lab_random "$W/r.img" $((32 * MB))
+lab_random "$W/o.img" $((32 * MB))
 cp "$W/o.img" "$W/o.orig"
 r=$(lab_user_create tr xcopy "$W/r.img" 32M)
 o=$(lab_user_create to xcopy "$W/o.img" 32M)

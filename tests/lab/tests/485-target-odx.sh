@@ -63,7 +63,7 @@ old=$(range "$X/r.img" 0 $MB)
 out=$("$XCB" pt "$rsg" 0x10 0 "$W/pit.tok" 0:2048 || true)
 lab_check "PT on the reflink store: GOOD, token (${out//$'\n'/; })" test -s "$W/pit.tok"
 lab_check "... ROD type 00800000h (point in time, default)" test "$(rodtype "$W/pit.tok")" = 00800000
-head -c $MB /dev/urandom >"$W/new"
+lab_random "$W/new" $MB
 dd if="$W/new" of="$rsd" bs=1M count=1 oflag=direct conv=notrunc status=none
 lab_check "the source was overwritten through the LU" test "$(range "$X/r.img" 0 $MB)" != "$old"
 out=$("$XCB" wut "$rsg" 0x11 "$W/pit.tok" 0 1 $((100 * MB / 512)):2048 || true)

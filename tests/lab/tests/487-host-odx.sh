@@ -34,7 +34,7 @@ bs=$(cat "/sys/block/${sda#/dev/}/queue/logical_block_size")
 n=$((MB * 1024 * 1024 / bs))
 lab_check "two user:xcopy LUs via tcm_loop ($sda, $sdb) and iSCSI ($url)" test -b "$sda" -a -b "$sdb"
 
-head -c "${MB}M" /dev/urandom >"$W/data"
+lab_random "$W/data" "${MB}M"
 dd if="$W/data" of="$sda" bs=1M oflag=direct status=none
 
 same_as_data() {   # DEV LBA
@@ -81,7 +81,7 @@ read -r sdf _ <<<"$(lab_loop_export "$f")"
 mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$sdf"
 mkdir -p "$W/mnt"
 mount "$sdf" "$W/mnt"
-head -c 8M /dev/urandom >"$W/mnt/src"
+lab_random "$W/mnt/src" 8M
 dd if=/dev/zero of="$W/mnt/dst" bs=1M count=8 conv=fsync status=none
 sync
 lab_check "file: xcp --method=odx" run_xcp file --method=odx "$W/mnt/src" "$W/mnt/dst"

@@ -77,9 +77,9 @@ expect() {  # expect DESC KEY VALUE
 }
 
 # --- source: 64 MiB random, objects 5 and 6 zero (rbd import leaves them out)
-head -c 64M /dev/urandom >"$W/src.bin"
+lab_random "$W/src.bin" 64M
 dd if=/dev/zero of="$W/src.bin" bs=4M seek=5 count=2 conv=notrunc status=none
-head -c 64M /dev/urandom >"$W/old.bin"
+lab_random "$W/old.bin" 64M
 rbd import --no-progress "$W/src.bin" rbd/src >/dev/null
 rbd import --no-progress "$W/old.bin" rbd/dst >/dev/null   # every object written
 lab_check "source image has 14 of 16 objects (2 holes)" \

@@ -95,7 +95,7 @@ lab_teardown >/dev/null 2>&1 || true
 # objects 2 and 9 never written; old data in a1 where a0 has its holes, in
 # b0 (pool rbd2) in objects 1, 5 and 13 (one inside the range copied there)
 ceph osd pool create rbd2 8 8 >/dev/null 2>&1 && ceph osd pool application enable rbd2 rbd >/dev/null 2>&1
-head -c 64M /dev/urandom >"$W/a0.bin"
+lab_random "$W/a0.bin" 64M
 dd if=/dev/zero of="$W/a0.bin" bs=4M seek=2 count=1 conv=notrunc status=none
 dd if=/dev/zero of="$W/a0.bin" bs=4M seek=9 count=1 conv=notrunc status=none
 truncate -s 64M "$W/a1.old" "$W/b0.old"
@@ -111,7 +111,7 @@ echo "    rbd/a0 features: $(rbd info rbd/a0 | sed -n 's/^[[:space:]]*features: 
 # --- the LUs: tcm_loop for the block devices (one TPG: cross-LU copies allowed), iSCSI for libiscsi
 so=$(lab_user_create lu0 xcopy "rbd/rbd/lu0$C" 16M) || { lab_fail "user:xcopy LU on rbd/lu0 opened"; lab_summary; exit 1; }
 lab_pass "user:xcopy LU on rbd/lu0 opened (cfgstring xcopy/rbd/rbd/lu0$C)"
-head -c 16M /dev/urandom >"$W/f0.img"
+lab_random "$W/f0.img" 16M
 fso=$(lab_user_create f0 xcopy "$W/f0.img" 16M)
 a0=$(lab_user_create a0 xcopy "rbd/rbd/a0$C" 64M)
 a1=$(lab_user_create a1 xcopy "rbd/rbd/a1$C" 64M)
@@ -181,7 +181,7 @@ same_as() {
 	return $rc
 }
 truncate -s 16M "$W/model.bin"
-head -c 8M /dev/urandom >"$W/d.bin"
+lab_random "$W/d.bin" 8M
 dd if="$W/d.bin" of="$sd" bs=1M seek=1 oflag=direct status=none
 dd if="$W/d.bin" of="$W/model.bin" bs=1M seek=1 conv=notrunc status=none
 head -c 4096 /dev/urandom >"$W/t.bin"      # one 4 KiB write across an object boundary

@@ -61,8 +61,8 @@ sed -n 's/^ceph: /    ceph: /p' "$W/ceph-start.log"
 C="@$CEPH_CONF"
 pid_of() { cat "$CEPH_DIR/run/$1.pid"; }
 
-head -c 16M /dev/urandom >"$W/src.bin"
-head -c 32M /dev/urandom >"$W/old.bin"
+lab_random "$W/src.bin" 16M
+lab_random "$W/old.bin" 32M
 rbd import --no-progress "$W/src.bin" rbd/src >/dev/null
 cp "$W/old.bin" "$W/model.bin"   # the destination after a complete copy
 dd if="$W/src.bin" of="$W/model.bin" bs=1M seek=8 conv=notrunc status=none

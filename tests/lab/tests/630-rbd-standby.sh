@@ -75,8 +75,8 @@ standby() {
 }
 
 # --- images: s0 96 MiB random, d0 160 MiB of old data
-head -c $((96 * M)) /dev/urandom >"$W/s0.bin"
-head -c $((160 * M)) /dev/urandom >"$W/d0.bin"
+lab_random "$W/s0.bin" $((96 * M))
+lab_random "$W/d0.bin" $((160 * M))
 rbdq 180 import --no-progress "$W/s0.bin" rbd/s0 >/dev/null
 rbdq 180 import --no-progress "$W/d0.bin" rbd/d0 >/dev/null
 s0=$(lab_user_create s0 xcopy "rbd/rbd/s0$C" 96M)

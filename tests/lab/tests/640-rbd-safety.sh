@@ -57,7 +57,7 @@ kv() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
 # --- 1. a snapshot of the destination mid-copy --------------------------------
 # objects of 1 MiB: a batch is 32 MiB, the copy 4 batches (sizes kept small:
 # the guest's /tmp and the memstore OSD share its RAM)
-head -c $((128 * M)) /dev/urandom >"$W/src.bin"
+lab_random "$W/src.bin" $((128 * M))
 rbd import --no-progress --object-size 1M "$W/src.bin" rbd/src1m >/dev/null
 # snapdst TAG [FLAG]: copy src1m to a new empty TAG with the exclusive lock
 # (the snapshot request goes to the copy, the lock owner) and no object map
@@ -191,7 +191,7 @@ lab_check "  ... with the default (true): by copy-from ($line)" \
 	test "$(kv "$line" copyfrom_bytes)" = $((16 * M))
 # --- 3. the exclusive locks after copies between two RBD LUs ------------------
 # the source LU on src1m (its data is src.bin), d1 of old data, both of 1 MiB objects
-head -c $((64 * M)) /dev/urandom >"$W/d1.bin"
+lab_random "$W/d1.bin" $((64 * M))
 rbd import --no-progress --object-size 1M "$W/d1.bin" rbd/d1 >/dev/null
 s1=$(lab_user_create s1 xcopy "rbd/rbd/src1m$C" 128M)
 d1=$(lab_user_create d1 xcopy "rbd/rbd/d1$C" 64M)
@@ -210,7 +210,7 @@ lab_check "another client gets the source's lock: rbd object-map check rbd/src1m
 	timeout 120 rbd object-map check rbd/src1m
 lab_check "another client gets the destination's lock: rbd object-map check rbd/d1" \
 	timeout 120 rbd object-map check rbd/d1
-head -c $((4 * M)) /dev/urandom >"$W/w.bin"
+lab_random "$W/w.bin" $((4 * M))
 lab_check "the destination LU writes again (4 MiB at 60 MiB)" \
 	dd if="$W/w.bin" of="$sdd" bs=1M seek=60 oflag=direct status=none
 dd if="$W/w.bin" of="$W/d1.bin" bs=1M seek=60 conv=notrunc status=none

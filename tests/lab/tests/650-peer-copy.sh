@@ -32,9 +32,9 @@ SER_Q=65000003-aaaa-bbbb-cccc-000000000000
 SER_N=65000009-aaaa-bbbb-cccc-000000000000   # no LU has it
 mkdir -p "$W" /etc/xcopy
 trap 'rm -f "$MAP"' EXIT
-head -c $((8 * MB)) /dev/urandom >"$W/x.img"
-head -c $((8 * MB)) /dev/urandom >"$W/p.img"
-head -c $((8 * MB)) /dev/urandom >"$W/q.img"
+lab_random "$W/x.img" $((8 * MB))
+lab_random "$W/p.img" $((8 * MB))
+lab_random "$W/q.img" $((8 * MB))
 cp "$W/q.img" "$W/q.orig"
 
 # naa SERIAL : the NAA 6 designator LIO and the plugin derive (32 hex digits)
