@@ -150,9 +150,9 @@ deps:
 # (lab 490 installs them), then two tracks at once (a lab test is mostly
 # single-threaded guest work, one host core under TCG): the main lab boot
 # (test-lab-main), and beside it, in order, fuzzing, a second lab boot
-# (test-lab-side: the RBD tests with their Ceph cluster, and the tests
-# LAB_SIDE_BALANCE in tests/lab/lab.mk moves there so that the two tracks end
-# together) and the boot of the new kernel (their output is printed when they are done, in
+# (test-lab-side: the RBD tests with their Ceph cluster, and any tests
+# LAB_SIDE_BALANCE in tests/lab/lab.mk moves there to even out the tracks)
+# and the boot of the new kernel (their output is printed when they are done, in
 # $(BUILD)/test-side.log meanwhile). Every stage prints its wall time, and
 # make test ends with all of them on one line and the total.
 CHECK_STAGES := build-all check-layers test-unit test-plugin
