@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,83 @@ test_io_callouts(void)
 	for (i = 0; i < iov[0].iov_len && r[i] == 0; i++) {
 	}
 	CHECK(i == iov[0].iov_len);
+}
+
+/*
+ * WRITEs on several of the runner's workers at once, as the core hands
+ * them out: every one lands whole; blocks written by several at once hold
+ * bytes of those writes only (SCSI orders no two SIMPLE commands); a failed
+ * write leaves the LU to the next (a write that never returns: SIGALRM ends
+ * the run, a failure).
+ */
+#define CW_THREADS 8
+#define CW_WRITES 32
+#define CW_LEN 8192u
+#define CW_SHARED ((uint64_t)3 << 20)   /* every thread writes here too */
+
+static void *
+cw_main(void *arg)
+{
+	uintptr_t t = (uintptr_t)arg;
+	uint8_t buf[CW_LEN];
+	struct iovec iov[2] = { { buf, CW_LEN / 2 }, { buf + CW_LEN / 2, CW_LEN / 2 } };
+	struct tcmur_cmd cmd;
+	uintptr_t bad = 0;
+	int i;
+
+	memset(&cmd, 0, sizeof(cmd));
+	for (i = 0; i < CW_WRITES; i++) {
+		memset(buf, (int)(t * CW_WRITES + (uintptr_t)i + 1), sizeof(buf));
+		bad += g_handler->write(&g_a, &cmd, iov, 2, CW_LEN,
+					(off_t)((t * CW_WRITES + (uintptr_t)i) * CW_LEN)) != TCMU_STS_OK;
+		memset(buf, (int)(0x80 + t), sizeof(buf));
+		bad += g_handler->write(&g_a, &cmd, iov, 2, CW_LEN, (off_t)CW_SHARED) != TCMU_STS_OK;
+	}
+	return (void *)bad;
+}
+
+static void
+test_io_concurrent(void)
+{
+	pthread_t th[CW_THREADS];
+	uint8_t r[CW_LEN];
+	struct iovec iov = { r, CW_LEN };
+	struct tcmur_cmd cmd;
+	uintptr_t t, w, foreign = 0, wrong = 0;
+	void *bad;
+	size_t i;
+
+	memset(&cmd, 0, sizeof(cmd));
+	alarm(120);
+	for (t = 0; t < CW_THREADS; t++) {
+		CHECK(pthread_create(&th[t], NULL, cw_main, (void *)t) == 0);
+	}
+	for (t = 0; t < CW_THREADS; t++) {
+		CHECK(pthread_join(th[t], &bad) == 0 && bad == NULL);
+	}
+	for (w = 0; w < CW_THREADS * CW_WRITES; w++) {
+		CHECK(g_handler->read(&g_a, &cmd, &iov, 1, CW_LEN, (off_t)(w * CW_LEN)) ==
+		      TCMU_STS_OK);
+		for (i = 0; i < CW_LEN; i++) {
+			wrong += r[i] != (uint8_t)(w + 1);
+		}
+	}
+	CHECK(wrong == 0);
+	CHECK(g_handler->read(&g_a, &cmd, &iov, 1, CW_LEN, (off_t)CW_SHARED) == TCMU_STS_OK);
+	for (i = 0; i < CW_LEN; i++) {
+		foreign += r[i] < 0x80 || r[i] >= 0x80 + CW_THREADS;
+	}
+	CHECK(foreign == 0);
+	/* a failed write (EFAULT: no buffer), then the next write on the LU completes */
+	iov.iov_base = NULL;
+	CHECK(g_handler->write(&g_a, &cmd, &iov, 1, CW_LEN, 0) == TCMU_STS_WR_ERR);
+	memset(r, 0x3C, sizeof(r));
+	iov.iov_base = r;
+	CHECK(g_handler->write(&g_a, &cmd, &iov, 1, CW_LEN, 0) == TCMU_STS_OK);
+	memset(r, 0, sizeof(r));
+	CHECK(g_handler->read(&g_a, &cmd, &iov, 1, CW_LEN, 0) == TCMU_STS_OK);
+	CHECK(r[0] == 0x3C && r[CW_LEN - 1] == 0x3C);
+	alarm(0);
 }
 
 static void
@@ -402,6 +480,7 @@ const struct ptest g_core_tests[] = {
 	{ "check_config", test_check_config },
 	{ "open_errors", test_open_errors },
 	{ "io_callouts", test_io_callouts },
+	{ "io_concurrent", test_io_concurrent },
 	{ "not_handled", test_not_handled },
 	{ "vpd", test_vpd },
 	{ "xcopy_self", test_xcopy_self },

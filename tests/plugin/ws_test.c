@@ -205,15 +205,16 @@ set_wce(struct tcmu_device *d, bool on)
 }
 
 /*
- * WCE = 0: deallocation (UNMAP, WRITE SAME with UNMAP), WRITE SAME's
+ * WCE = 0: WRITE, deallocation (UNMAP, WRITE SAME with UNMAP), WRITE SAME's
  * pattern and EXTENDED COPY destinations are flushed (fdatasync) before
- * GOOD; the destination's WCE decides. WCE = 1: no flush (SYNCHRONIZE
- * CACHE does it).
+ * GOOD; the destination's WCE decides. WCE = 1 (the file store's default at
+ * open): no flush (SYNCHRONIZE CACHE does it: one fdatasync).
  */
 void
 test_wce_durable(void)
 {
-	uint8_t block[BS], zero[BS], sense[96];
+	uint8_t block[BS], zero[BS], sense[96], rd[BS];
+	struct iovec iov = { block, BS };
 	struct tcmur_cmd cmd;
 	unsigned long n;
 	int pass;
@@ -223,12 +224,24 @@ test_wce_durable(void)
 	memset(&cmd, 0, sizeof(cmd));
 	fill_pattern("a.img", 0, NLBAS * BS, 0x30);
 	fill_pattern("b.img", 0, NLBAS * BS, 0x31);
+	CHECK(g_a.write_cache);   /* the file store opens with WCE = 1: a WRITE is not flushed */
 	for (pass = 0; pass < 2; pass++) {
 		bool wce = pass == 1;
 		unsigned long want = wce ? 0 : 1;
 
 		set_wce(&g_a, wce);
 		set_wce(&g_b, true);
+		/* WRITE: the block on the file, flushed with WCE = 0 only */
+		iov.iov_base = block;
+		n = plugin_fdatasyncs();
+		CHECK(g_handler->write(&g_a, &cmd, &iov, 1, BS, 100 * BS) == TCMU_STS_OK);
+		CHECK(plugin_fdatasyncs() - n == want);
+		iov.iov_base = rd;
+		CHECK(g_handler->read(&g_a, &cmd, &iov, 1, BS, 100 * BS) == TCMU_STS_OK);
+		CHECK(memcmp(rd, block, BS) == 0);
+		n = plugin_fdatasyncs();
+		CHECK(g_handler->flush(&g_a, &cmd) == TCMU_STS_OK);   /* SYNCHRONIZE CACHE */
+		CHECK(plugin_fdatasyncs() - n == 1);
 		n = plugin_fdatasyncs();
 		CHECK(g_handler->unmap(&g_a, &cmd, 64 * BS, 64 * BS) == TCMU_STS_OK);
 		CHECK(plugin_fdatasyncs() - n == want);
