@@ -25,7 +25,7 @@ HERE=$(dirname "${BASH_SOURCE[0]}")
 lab_require_guest
 
 W=/tmp/lab-655
-XCP=$LAB_BUILD/host/xcp
+XCP=${LAB_XT_XCP:-$LAB_BUILD/host/xcp}   # LAB_XT_XCP: another build's xcp
 MiB=1048576
 MB=${LAB_XT_MB:-32}       # MiB per copy
 BS=512
@@ -153,4 +153,9 @@ lab_check "--require-offload: exit 3" test "$(cat "$W/req.rc")" -eq 3
 lab_check "--require-offload: the reason named" \
 	grep -q "offload refused (--require-offload): the ranges are not reachable by one copy manager (unreachable:" "$W/req.err"
 lab_check "--require-offload: Q's region unchanged" same "$W/q.orig" "$W/q.img" 6
+for l in ipush ipull spush spull toq; do
+	printf '%s: %s\n' "$l" "$(jq -r '"\(.bytes_offloaded) B offloaded, \(.bytes_host) B by the host, \(.seconds) s, EXTENDED COPY \(.offload_commands[0].commands) (\(.offload_commands[0].failed) refused)"' "$W/$l.json")"
+done | tee "$LAB_RESULTS/655-figures.txt"
+echo "initiator's MiB counters (A r/w, B r/w): after the copies $c_copies, after padding $c_pad" |
+	tee -a "$LAB_RESULTS/655-figures.txt"
 lab_summary
