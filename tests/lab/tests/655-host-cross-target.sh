@@ -17,7 +17,9 @@
 #     --no-offload, same initiator) of 1 MiB less its share of the 0.1 %
 #     budget and must still read 0;
 #   X -> Q (not in the map): copied by the host (reason unreachable); with
-#     --require-offload: exit 3 naming the reason, Q unchanged.
+#     --require-offload: exit 3 naming the reason, Q unchanged;
+#   P's emulate_3pc off (INQUIRY 3PC=0: no copy manager there): X's copy
+#     manager still pushes, no command goes to P (--require-offload).
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh
@@ -44,14 +46,15 @@ trap 'rm -f "$MAP"' EXIT
 export XCOPY_INITIATOR_IQN=$HOST
 
 # Regions of MB MiB in every LU: 0 push iSCSI, 1 pull iSCSI, 2 push sd,
-# 3 pull sd, 4 the counters' padding, 5 and 6 the copies to Q. Sources are
-# random (the guest's /dev/urandom is slow: two MB chunks), the rest zeros.
-SIZE=$((7 * MB))M
+# 3 pull sd, 4 the counters' padding, 5 and 6 the copies to Q, 7 the push to
+# P without 3PC. Sources are random (the guest's /dev/urandom is slow: two MB
+# chunks), the rest zeros.
+SIZE=$((8 * MB))M
 head -c $((MB * MiB)) /dev/urandom >"$W/r1"
 head -c $((MB * MiB)) /dev/urandom >"$W/r2"
 for f in x p q; do truncate -s "$SIZE" "$W/$f.img"; done
 put() { dd if="$W/$1" of="$W/$2.img" bs=1M seek=$(($3 * MB)) conv=notrunc status=none; }
-put r1 x 0; put r2 x 2; put r1 x 5; put r2 x 6
+put r1 x 0; put r2 x 2; put r1 x 5; put r2 x 6; put r2 x 7
 put r2 p 1; put r1 p 3
 cp --sparse=always "$W/q.img" "$W/q.orig"
 
@@ -153,7 +156,14 @@ lab_check "--require-offload: exit 3" test "$(cat "$W/req.rc")" -eq 3
 lab_check "--require-offload: the reason named" \
 	grep -q "offload refused (--require-offload): the ranges are not reachable by one copy manager (unreachable:" "$W/req.err"
 lab_check "--require-offload: Q's region unchanged" same "$W/q.orig" "$W/q.img" 6
-for l in ipush ipull spush spull toq; do
+# a destination without a copy manager: the source's does it, nothing sent to P
+echo 0 >"$p/attrib/emulate_3pc"
+lab_check "P without 3PC: push X -> P --require-offload" xc no3pc 7 7 "$A" "$B" --require-offload
+lab_check "P without 3PC: P's region is X's (cmp)" same "$W/x.img" "$W/p.img" 7
+lab_check "P without 3PC: every byte offloaded, no command refused (none sent to P)" \
+	test "$(jget no3pc '.offload_commands[0].failed')" -eq 0 -a "$(jget no3pc .bytes_offloaded)" -eq $((MB * MiB))
+lab_check "P without 3PC: through X" by_source no3pc "$A"
+for l in ipush ipull spush spull toq no3pc; do
 	printf '%s: %s\n' "$l" "$(jq -r '"\(.bytes_offloaded) B offloaded, \(.bytes_host) B by the host, \(.seconds) s, EXTENDED COPY \(.offload_commands[0].commands) (\(.offload_commands[0].failed) refused)"' "$W/$l.json")"
 done | tee "$LAB_RESULTS/655-figures.txt"
 echo "initiator's MiB counters (A r/w, B r/w): after the copies $c_copies, after padding $c_pad" |
