@@ -85,8 +85,9 @@ xcp_reason_hint(enum xcopy_fallback_reason r)
 		       "see xcp -vv and the target's limits (sg_vpd -p 0x8f)";
 	case XCOPY_FB_UNREACHABLE:
 	case XCOPY_FB_DIFFERENT_DEV:
-		return "the copy manager cannot reach the other LU: put both on one target (one "
-		       "copy manager) or copy within one LU";
+		return "neither LU's copy manager can reach the other LU: put both on one target "
+		       "(one copy manager), or name the other LU in the peer map of a user:xcopy "
+		       "target (xcopy-peers(5))";
 	case XCOPY_FB_ALLOC:
 		return "the destination could not be allocated written: FALLOC_FL_WRITE_ZEROES "
 		       "needs Linux >= 6.17; write the destination first (e.g. dd from /dev/zero, "

@@ -5,7 +5,13 @@
  * with the engine codec, send EXTENDED COPY to the destination LU (or the
  * source LU when the destination cannot reach the source), decide from the
  * sense, and hand every range the copy manager did not do to the caller's
- * fallback. Up to xch_inflight_wanted() commands are
+ * fallback. The two LUs may be of different targets: the list names both by
+ * their designators (E4h CSCDs) and goes to the copy manager that can reach
+ * the other LU; one that refuses (COPY ABORTED 08/04 or 0D/02, or no
+ * EXTENDED COPY at all) leaves the pair to the other side, and a handle
+ * remembers the LU its copy manager could not reach, so the next copy
+ * between the two starts on the side that worked (xch_dev_route_*). Up to
+ * xch_inflight_wanted() commands are
  * outstanding at once (inflight.c): every worker takes the next planned
  * command, and everything but the EXTENDED COPY itself and the host's copy
  * of a range that falls back (planning state, statistics, list ids) runs
@@ -37,6 +43,9 @@ struct run {
 	bool same_lu;
 	bool src_side_failed;  /* the source LU also refused this pair of LUs */
 	bool dst_side_failed;
+	bool prefer_src;       /* the destination could not reach the source last time */
+	bool dst_refused;      /* ... and this time */
+	unsigned cmds_src, cmds_dst; /* commands that moved data, per side */
 	enum xcopy_fallback_reason pair_why; /* why both sides refused */
 	unsigned flags;
 	struct xcopy_stats *st;
@@ -279,19 +288,46 @@ disable_dev(struct xcopy_dev *dev, enum xcopy_fallback_reason why)
 	XCH_INFO("%s: offload disabled: %s", dev->name, xcopy_fallback_reason_name(why));
 }
 
+/* The LU whose copy manager gets the next command. */
+static struct xcopy_dev *
+first_side(const struct run *r)
+{
+	if (r->dst_side_failed) {
+		return r->src;
+	}
+	if (r->src_side_failed) {
+		return r->dst;
+	}
+	return r->prefer_src ? r->src : r->dst;
+}
+
+/*
+ * A side refused for good (DISABLE): whether the other LU's copy manager is
+ * worth a try. Not for a designator that cannot be encoded: the list would
+ * name the same two LUs.
+ */
+static bool
+other_may_do(const struct run *r, enum xcopy_fallback_reason why)
+{
+	return !r->same_lu && why != XCOPY_FB_NO_DESIGNATOR;
+}
+
 /* Run segments [first, first + nseg) as one command, then whatever is left. */
 static int
 run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 {
 	struct run *r = wk->r;
-	struct xcopy_dev *dev = r->dst_side_failed ? r->src : r->dst;
+	struct xcopy_dev *dev = first_side(r), *was;
 	enum xcopy_fallback_reason why;
 	struct xch_verdict v;
 	int retries = 0, rc;
 
 	while (nseg > 0) {
 		if (xch_dev_off(dev, &why)) {
-			return fallback_segs(r, first, nseg, why);
+			if (!r->same_lu && other_side(r, &dev, why)) {
+				continue;
+			}
+			return fallback_segs(r, first, nseg, r->same_lu ? why : r->pair_why);
 		}
 		if (r->src_side_failed && r->dst_side_failed) {
 			return fallback_segs(r, first, nseg, r->pair_why);
@@ -304,6 +340,13 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 			v.segs_done = nseg;
 		}
 		count_done(r, first, v.act == XCH_ACT_DONE ? nseg : v.segs_done);
+		if (v.act == XCH_ACT_DONE || v.segs_done > 0) {
+			if (dev == r->src && !r->same_lu) {
+				r->cmds_src++;
+			} else {
+				r->cmds_dst++;
+			}
+		}
 		if (v.act == XCH_ACT_DONE) {
 			return 0;
 		}
@@ -319,11 +362,22 @@ run_cmd(struct worker *wk, uint32_t first, uint32_t nseg)
 		if (v.act == XCH_ACT_SHRINK) {
 			return run_one_by_one(wk, dev, first, nseg, v.reason);
 		}
-		if (v.act == XCH_ACT_OTHER_SIDE && !r->same_lu && other_side(r, &dev, v.reason)) {
-			continue;
+		was = dev;
+		if (v.act == XCH_ACT_OTHER_SIDE && !r->same_lu) {
+			r->dst_refused |= dev == r->dst;
+			if (other_side(r, &dev, v.reason)) {
+				XCH_INFO("%s cannot reach the other LU (%s): EXTENDED COPY to %s",
+					 was->name, xcopy_fallback_reason_name(v.reason), dev->name);
+				continue;
+			}
 		}
 		if (v.act == XCH_ACT_DISABLE) {
 			disable_dev(dev, v.reason);
+			if (other_may_do(r, v.reason) && other_side(r, &dev, v.reason)) {
+				XCH_INFO("%s takes no EXTENDED COPY (%s): EXTENDED COPY to %s", was->name,
+					 xcopy_fallback_reason_name(v.reason), dev->name);
+				continue;
+			}
 		}
 		return fallback_segs(r, first, nseg, v.reason);
 	}
@@ -419,6 +473,51 @@ run_workers(struct run *r)
 	return rc;
 }
 
+/*
+ * Which copy managers may get the commands of a copy between two LUs: a
+ * side whose offload is off or whose CSCD limit is below 2 does not; the
+ * source's first when the destination's could not reach the source last
+ * time. 0, or the reason (> 0) when neither may (xch_offload_blocker lets
+ * no such copy come here).
+ */
+static int
+pick_sides(struct run *r)
+{
+	enum xcopy_fallback_reason ws, wd;
+
+	if (r->same_lu) {
+		return 0;
+	}
+	r->dst_side_failed = !xch_cm_usable(r->dst, 2, &wd);
+	r->src_side_failed = !xch_cm_usable(r->src, 2, &ws);
+	if (r->dst_side_failed && r->src_side_failed) {
+		return (int)wd;
+	}
+	r->prefer_src = !r->src_side_failed && xch_dev_route_unreached(r->dst, r->src);
+	return 0;
+}
+
+/* What this copy learnt about the route between the two LUs, and which side did it. */
+static void
+note_sides(const struct run *r)
+{
+	if (r->same_lu) {
+		return;
+	}
+	if (r->cmds_src > 0) {
+		XCH_INFO("%s -> %s: EXTENDED COPY through the source %s (%u commands)",
+			 r->src->name, r->dst->name, r->src->name, r->cmds_src);
+		if (r->dst_refused) {
+			xch_dev_route_set(r->dst, r->src, true);
+		}
+	}
+	if (r->cmds_dst > 0) {
+		XCH_DBG("%s -> %s: EXTENDED COPY through the destination %s (%u commands)",
+			r->src->name, r->dst->name, r->dst->name, r->cmds_dst);
+		xch_dev_route_set(r->dst, r->src, false);
+	}
+}
+
 int
 xch_lid1_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct xch_pair *pairs,
 		    size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
@@ -441,7 +540,14 @@ xch_lid1_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct x
 	for (i = 0; i < n; i++) {
 		r.total_bytes += pairs[i].nblocks * src->caps.block_size;
 	}
-	xch_plan_limits_get(src, dst, r.same_lu ? 1 : 2, &lim);
+	rc = pick_sides(&r);
+	if (rc != 0) {
+		return xch_fallback_all(pairs, n, src->caps.block_size, flags, st, fb, fbarg,
+					(enum xcopy_fallback_reason)rc);
+	}
+	/* the limits of the copy managers that may get the commands */
+	xch_plan_limits_get(r.src_side_failed ? dst : src, r.dst_side_failed ? src : dst,
+			    r.same_lu ? 1 : 2, &lim);
 	rc = plan_for_inflight(pairs, n, &lim, inflight_for(src, dst), &r.plan);
 	if (rc == -EINVAL) {
 		/* the limits leave no room for a segment: every pair the other way */
@@ -453,6 +559,7 @@ xch_lid1_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct x
 	}
 	rc = run_workers(&r);
 	xch_plan_free(&r.plan);
+	note_sides(&r);
 	return rc;
 }
 

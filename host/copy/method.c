@@ -13,9 +13,10 @@
  *           offer them and EXTENDED COPY is not offered or off (token_copy.c);
  *   lid1    EXTENDED COPY LID1 (lid1_copy.c);
  *   host    nothing can be tried (the caller's XCOPY_NO_OFFLOAD, a handle
- *           that takes no commands, offload off on a handle, block sizes,
- *           CSCD limits, no tokens where they were asked for): every pair
- *           goes to the caller's fallback, with the reason.
+ *           that takes no commands, offload off on both handles of two LUs
+ *           or on the handle of one, block sizes, CSCD limits, no tokens
+ *           where they were asked for): every pair goes to the caller's
+ *           fallback, with the reason.
  * What a handle is only enters through its kind's reach (xch_device.h).
  */
 #include <errno.h>
@@ -38,18 +39,51 @@ xch_dev_off(const struct xcopy_dev *d, enum xcopy_fallback_reason *why)
 	return true;
 }
 
+bool
+xch_cm_usable(const struct xcopy_dev *d, uint32_t ncscd, enum xcopy_fallback_reason *why)
+{
+	if (xch_dev_off(d, why)) {
+		return false;
+	}
+	if (d->caps.max_cscd < ncscd) {
+		*why = XCOPY_FB_INVALID_PARAM;
+		return false;
+	}
+	*why = XCOPY_FB_NONE;
+	return true;
+}
+
+/* A LU a CSCD can name whatever copy manager receives the command: a SCSI LU with a designator. */
+static bool
+nameable(const struct xcopy_dev *d)
+{
+	return d->kind->reach == XCH_REACH_CMDS && d->caps.desig_len != 0;
+}
+
+/*
+ * Two LUs that CSCDs can name may be LUs of different targets: the copy
+ * manager of either may do the copy (lid1_copy.c tries the destination's,
+ * then the source's), so offload is blocked only when neither can take the
+ * command. One LU, or a side no CSCD can name: both must offload.
+ */
 enum xcopy_fallback_reason
 xch_offload_blocker(const struct xcopy_dev *src, const struct xcopy_dev *dst)
 {
 	enum xcopy_fallback_reason why;
+	bool same = xch_same_lu(src, dst);
 
+	if (!same && nameable(src) && nameable(dst) &&
+	    (xch_cm_usable(dst, 2, &why) || xch_cm_usable(src, 2, &why))) {
+		return src->caps.block_size != dst->caps.block_size ? XCOPY_FB_BLOCK_SIZE
+								    : XCOPY_FB_NONE;
+	}
 	if (xch_dev_off(src, &why) || xch_dev_off(dst, &why)) {
 		return why;
 	}
 	if (src->caps.block_size != dst->caps.block_size) {
 		return XCOPY_FB_BLOCK_SIZE;
 	}
-	if (!xch_same_lu(src, dst) && (src->caps.max_cscd < 2 || dst->caps.max_cscd < 2)) {
+	if (!same && (src->caps.max_cscd < 2 || dst->caps.max_cscd < 2)) {
 		return XCOPY_FB_INVALID_PARAM;
 	}
 	return XCOPY_FB_NONE;

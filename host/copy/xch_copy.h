@@ -199,9 +199,16 @@ int xch_dm_copy_pairs(struct xcopy_dev *src, struct xcopy_dev *dst, const struct
 		      size_t n, unsigned flags, struct xcopy_stats *st, xch_fallback_fn fb,
 		      void *fbarg);
 
-/* The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE. */
+/*
+ * The reason an offload of src -> dst cannot even be tried, or XCOPY_FB_NONE:
+ * for two LUs (maybe of different targets) only when neither LU's copy
+ * manager can take an EXTENDED COPY naming both (method.c).
+ * xch_cm_usable: whether d's copy manager may be sent a list of ncscd CSCDs
+ * (offload not off, CSCD limit); *why the reason when not.
+ */
 enum xcopy_fallback_reason xch_offload_blocker(const struct xcopy_dev *src,
 					       const struct xcopy_dev *dst);
+bool xch_cm_usable(const struct xcopy_dev *d, uint32_t ncscd, enum xcopy_fallback_reason *why);
 
 /* ------------------------------------------------------------------------ */
 /* Commands in flight (inflight.c)                                            */

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,41 @@ xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b)
 	na = a->kind->lu_key(a, ka, sizeof(ka));
 	nb = b->kind->lu_key(b, kb, sizeof(kb));
 	return na != 0 && na == nb && memcmp(ka, kb, na) == 0;
+}
+
+/* Every handle's route memory: set and read rarely (once per copy call, per refusal). */
+static pthread_mutex_t g_route_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void
+xch_dev_route_set(struct xcopy_dev *d, const struct xcopy_dev *other, bool unreachable)
+{
+	uint8_t k[XCH_LU_KEY_MAX];
+	size_t n = other->kind->lu_key(other, k, sizeof(k));
+
+	if (n == 0) {
+		return;
+	}
+	pthread_mutex_lock(&g_route_mu);
+	if (unreachable) {
+		memcpy(d->unreached, k, n);
+		d->unreached_len = n;
+	} else if (d->unreached_len == n && memcmp(d->unreached, k, n) == 0) {
+		d->unreached_len = 0;
+	}
+	pthread_mutex_unlock(&g_route_mu);
+}
+
+bool
+xch_dev_route_unreached(const struct xcopy_dev *d, const struct xcopy_dev *other)
+{
+	uint8_t k[XCH_LU_KEY_MAX];
+	size_t n = other->kind->lu_key(other, k, sizeof(k));
+	bool r;
+
+	pthread_mutex_lock(&g_route_mu);
+	r = n != 0 && d->unreached_len == n && memcmp(d->unreached, k, n) == 0;
+	pthread_mutex_unlock(&g_route_mu);
+	return r;
 }
 
 size_t

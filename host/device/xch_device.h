@@ -24,6 +24,9 @@
 
 struct xch_dev_kind;
 
+/* Longest key xch_same_lu compares (a designation descriptor, or a node). */
+#define XCH_LU_KEY_MAX 24
+
 struct xcopy_dev {
 	const struct xch_dev_kind *kind;       /* what the handle is (below): every kind's step */
 	void *kctx;                            /* the kind's own: transport context, paths, map */
@@ -34,6 +37,8 @@ struct xcopy_dev {
 	enum xcopy_fallback_reason disabled_why;
 	uint8_t next_list_id;                  /* for LIST ID USAGE 10b */
 	uint8_t lid_busy[32];                  /* ids of commands outstanding (bitmap) */
+	uint8_t unreached[XCH_LU_KEY_MAX];     /* the LU this copy manager last could not */
+	size_t unreached_len;                  /* reach (xch_dev_route_*; 0: none) */
 	uint32_t max_copies;                   /* TOTAL CONCURRENT COPIES (0: not reported) */
 	uint32_t max_id_copies;                /* MAXIMUM IDENTIFIED CONCURRENT COPIES (0: ditto) */
 	int cache_fd;                          /* block device fd for DONTNEED, or -1 */
@@ -66,9 +71,6 @@ enum xch_reach {
 	XCH_REACH_MAP,          /* through the handles a map puts under it */
 	XCH_REACH_HOST,         /* the host's pread/pwrite of the node only */
 };
-
-/* Longest key xch_same_lu compares (a designation descriptor, or a node). */
-#define XCH_LU_KEY_MAX 24
 
 struct xch_dev_kind {
 	const char *name;
@@ -237,6 +239,17 @@ int xch_dev_write(struct xcopy_dev *d, uint64_t lba, uint32_t nblocks, const voi
 
 /* Same LU: both handles carry the same chosen designator. */
 bool xch_same_lu(const struct xcopy_dev *a, const struct xcopy_dev *b);
+
+/*
+ * What a copy learnt about the copy manager behind d and the LU of other
+ * (copies between targets, copy/lid1_copy.c): xch_dev_route_set with
+ * unreachable true when d's copy manager refused to reach other's LU and
+ * other's did the copy, false when d's did it; xch_dev_route_unreached: the
+ * last word was "cannot reach", so a command for a copy between the two goes
+ * to other first. One LU remembered per handle; thread-safe.
+ */
+void xch_dev_route_set(struct xcopy_dev *d, const struct xcopy_dev *other, bool unreachable);
+bool xch_dev_route_unreached(const struct xcopy_dev *d, const struct xcopy_dev *other);
 
 /*
  * Pick the designation descriptor a CSCD should carry from page 0x83:

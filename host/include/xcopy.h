@@ -194,7 +194,9 @@ const struct xcopy_caps *xcopy_dev_caps(const struct xcopy_dev *dev);
 /*
  * Copy nblocks logical blocks from src (starting at src_lba, relative to
  * the handle's partition) to dst at dst_lba, within one LU or between two
- * LUs of one target. Block sizes must match. Ranges must lie inside the
+ * LUs, of one target or of two (the EXTENDED COPY goes to the destination
+ * LU, or the source LU when the destination's copy manager cannot reach the
+ * source). Block sizes must match. Ranges must lie inside the
  * handles (-EINVAL otherwise); overlapping ranges on one LU are refused
  * (-EINVAL). Falls back per range to READ(16)/WRITE(16) unless flags has
  * XCOPY_REQUIRE_OFFLOAD. Returns 0 or -errno.

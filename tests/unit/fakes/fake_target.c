@@ -180,7 +180,7 @@ fk_inquiry(struct fk_port *pt, struct xch_cmd *c)
 	if (!(c->cdb[1] & 1)) {
 		b[2] = 6;                       /* SPC-4 */
 		b[4] = 91;
-		b[5] = f->tpc ? 0x08 : 0;       /* 3PC */
+		b[5] = f->tpc && !f->no_tpc[pt->lu] ? 0x08 : 0;       /* 3PC */
 		memcpy(b + 8, "XCMFAKE LU              1.0 ", 28);
 		fk_data_in(c, b, 96);
 		return;
@@ -325,7 +325,11 @@ fk_run_segs(struct fk_port *pt, const struct xcm_list *l, struct xch_cmd *c)
 		uint64_t n = (uint64_t)s->count * FK_BS;
 
 		if (a < 0 || b < 0 || ((a != pt->lu || b != pt->lu) && !f->cross_ok[pt->lu])) {
-			xcm_err_set_segment(&e, XCM_E_CA_NOT_REACHABLE, i, -1);
+			if (f->cross_err_set[pt->lu]) {
+				e = f->cross_err[pt->lu];
+			} else {
+				xcm_err_set_segment(&e, XCM_E_CA_NOT_REACHABLE, i, -1);
+			}
 			fk_sense(c, &e);
 			return;
 		}
@@ -351,6 +355,11 @@ fk_xcopy(struct fk_port *pt, struct xch_cmd *c)
 
 	memset(&e, 0, sizeof(e));
 	f->xcopy_on[pt->lu]++;
+	if (f->no_tpc[pt->lu]) {
+		f->nxcopy++;
+		fk_fail(c, XCM_E_INVALID_OPCODE);
+		return;
+	}
 	if (f->on_xcopy != NULL) {
 		f->on_xcopy(f->on_xcopy_arg);
 	}

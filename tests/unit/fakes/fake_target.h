@@ -45,6 +45,9 @@ struct fk {
 	bool tpc;
 	bool vpd8f;
 	bool cross_ok[FK_LUS];     /* may a command received on LU i reach the other LU */
+	bool cross_err_set[FK_LUS];  /* ... if not, the sense it answers (else 0D/02 + CSI) */
+	struct xcm_err cross_err[FK_LUS];
+	bool no_tpc[FK_LUS];       /* LU i: INQUIRY 3PC=0, EXTENDED COPY refused (05 20/00) */
 	struct {
 		int nth;               /* 0-based index of the XCOPY to fail */
 		struct xcm_err err;

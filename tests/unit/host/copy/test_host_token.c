@@ -284,6 +284,11 @@ host_token_method_chosen_once(void)
 	t.s->disabled_why = XCOPY_FB_INVALID_CDB;
 	t.s->disabled = true;
 	CU_ASSERT_EQUAL(xch_copy_method(t.s, t.d, 0, &why), XCH_METHOD_TOKENS);
+	/* LID1 asked for: the other LU's copy manager may still take it (issue #36) */
+	CU_ASSERT_EQUAL(xch_copy_method(t.s, t.d, XCOPY_USE_LID1, &why), XCH_METHOD_LID1);
+	/* ... unless it is off there too */
+	t.d->disabled_why = XCOPY_FB_INVALID_OPCODE;
+	t.d->disabled = true;
 	CU_ASSERT_EQUAL(xch_copy_method(t.s, t.d, XCOPY_USE_LID1, &why), XCH_METHOD_HOST);
 	CU_ASSERT_EQUAL(why, XCOPY_FB_INVALID_CDB);
 	tk_close(&t);
