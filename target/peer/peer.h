@@ -112,6 +112,8 @@ struct xt_psess;
 struct xt_psess *xt_psess_get(const struct xt_peer *p, int timeout_s, char *why, size_t whylen);
 /* Back to the pool (broken: logged out and freed instead). */
 void xt_psess_put(struct xt_psess *s, bool broken);
+/* s came from the pool, not from a login for this caller. */
+bool xt_psess_reused(const struct xt_psess *s);
 /* Log out every idle session (handler destroy, tests). */
 void xt_psess_shutdown(void);
 

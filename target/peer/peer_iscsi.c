@@ -7,7 +7,9 @@
  * session idle for XT_PEER_IDLE_MS (checked whenever the pool is used).
  * Logins and commands are bounded by the caller's timeout (the copy's
  * deadline); a session that timed out or lost its connection is not
- * reused (no automatic reconnect: the copy fails and the next one logs in).
+ * reused (no automatic reconnect inside libiscsi). A pooled session whose
+ * connection died while idle (the peer's target restarted) is found out by
+ * the copy's first command: peer_lu.c then drops it and logs in anew.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +31,7 @@ struct xt_psess {
 	char chap_user[XT_PEER_CHAP_MAX];
 	uint16_t lun;
 	bool busy;
+	bool reused;          /* handed out before: its connection may have died idle */
 	uint64_t idle_since_ms;
 	struct xt_psess *next;
 };
@@ -138,6 +141,7 @@ xt_psess_get(const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
 	}
 	if (s != NULL) {
 		s->busy = true;
+		s->reused = true;
 		pthread_mutex_unlock(&g_pool_mu);
 		free_list(dead);
 		return s;
@@ -186,6 +190,12 @@ xt_psess_get(const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
 		return NULL;
 	}
 	return s;
+}
+
+bool
+xt_psess_reused(const struct xt_psess *s)
+{
+	return s->reused;
 }
 
 void
@@ -253,8 +263,9 @@ xt_psess_cmd(struct xt_psess *s, int lun, struct xt_pcmd *c, char *why, size_t w
 	if (r == NULL || t->status == SCSI_STATUS_ERROR || t->status == SCSI_STATUS_CANCELLED ||
 	    t->status == SCSI_STATUS_TIMEOUT) {
 		int rc = r != NULL && t->status == SCSI_STATUS_TIMEOUT ? -ETIMEDOUT : -EIO;
+		const char *e = iscsi_get_error(s->iscsi);
 
-		snprintf(why, whylen, "%s", iscsi_get_error(s->iscsi));
+		snprintf(why, whylen, "%s", e != NULL && e[0] != '\0' ? e : "the connection was lost");
 		scsi_free_scsi_task(t);
 		return rc;
 	}

@@ -307,6 +307,38 @@ identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * A session to the peer whose LU answers as the CSCD named it. A pooled
+ * session may have died while idle (the peer's target restarted, the
+ * connection reset): its first command fails; it is dropped and the next
+ * pooled one, or a new login, is tried, as many times as the pool holds.
+ */
+static int
+session(struct xt_peer_lu *p, int timeout_s, uint64_t deadline_ms, char *why, size_t whylen)
+{
+	int rc = -ECONNREFUSED, tries;
+
+	for (tries = 0; tries <= XT_PEER_SESSIONS_MAX; tries++) {
+		p->sess = xt_psess_get(&p->peer, timeout_s, why, whylen);
+		if (p->sess == NULL) {
+			return -ECONNREFUSED;
+		}
+		rc = identify(p, deadline_ms, why, whylen);
+		if (rc == 0 || !p->broken || !xt_psess_reused(p->sess)) {
+			return rc;
+		}
+		xt_psess_put(p->sess, true);
+		p->sess = NULL;
+		p->broken = false;
+		timeout_s = timeout_for(deadline_ms, XT_PEER_LOGIN_S);
+		if (timeout_s == 0) {
+			snprintf(why, whylen, "the copy's deadline passed");
+			return -ETIMEDOUT;
+		}
+	}
+	return rc;
+}
+
 int
 xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t deadline_ms,
 	     struct xt_lu **out, char *why, size_t whylen)
@@ -330,10 +362,8 @@ xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t dead
 	if (t == 0) {
 		snprintf(why, whylen, "the copy's deadline passed");
 		rc = -ETIMEDOUT;
-	} else if ((p->sess = xt_psess_get(&p->peer, t, why, whylen)) == NULL) {
-		rc = -ECONNREFUSED;
 	} else {
-		rc = identify(p, deadline_ms, why, whylen);
+		rc = session(p, t, deadline_ms, why, whylen);
 	}
 	if (rc != 0) {
 		if (p->sess != NULL) {

@@ -5,8 +5,9 @@
  * exported by the harness (-rdynamic), so the plugin's references bind to
  * these before the real libiscsi.so it names. One remote target with one LU
  * held in memory (g_fi): its name, designator, geometry, the initiator and
- * CHAP it accepts, the Nth WRITE(16) failing with a chosen sense, and
- * counters of what the plugin sent.
+ * CHAP it accepts, the Nth WRITE(16) failing with a chosen sense, a restart
+ * (g_fi.epoch: sessions logged in before it are dead), and counters of what
+ * the plugin sent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct iscsi_context {
 	char user[256];
 	char secret[256];
 	bool logged_in;
+	unsigned int epoch;   /* g_fi.epoch at login: a later one means the connection is gone */
 	const char *err;
 };
 
@@ -124,6 +126,7 @@ iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
 		return -1;
 	}
 	c->logged_in = true;
+	c->epoch = g_fi.epoch;
 	return 0;
 }
 
@@ -192,7 +195,8 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 	uint8_t buf[64];
 	uint64_t lba, n;
 
-	if (!c->logged_in) {
+	if (!c->logged_in || c->epoch != g_fi.epoch) {
+		c->err = NULL;   /* libiscsi 1.19 has no text for a connection reset by the peer */
 		return NULL;
 	}
 	t->status = SCSI_STATUS_GOOD;

@@ -20,6 +20,7 @@ struct fake_iscsi {
 	uint32_t fail_write_nth;       /* the Nth WRITE(16) ends in CHECK CONDITION (0: none) */
 	uint8_t fail_key;
 	uint16_t fail_asc;
+	unsigned int epoch;            /* bumped: the target restarted, every session is dead */
 	/* what the plugin did */
 	char portal[300];
 	unsigned int logins, logouts, inquiries, reads, writes, syncs;

@@ -149,6 +149,34 @@ test_peer_push_pull(void)
 	CHECK(remote_is(0, "a.img", 0, 8 * BS));
 }
 
+/*
+ * The peer's target restarts between two copies (its sessions die while
+ * idle in the pool): the next copy finds the pooled session dead at its
+ * first command, drops it, logs in again and copies; GOOD, not a refusal.
+ */
+static void
+test_peer_restarted(void)
+{
+	uint8_t a[16], sense[96];
+	unsigned int logins;
+
+	if (!peer_up()) {
+		return;
+	}
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 64 * BS, 0x3c);
+	list_peer(a, g_rd, 64, 0, 10, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	logins = g_fi.logins;
+	CHECK(g_fi.contexts == 1);   /* pooled */
+	g_fi.epoch++;
+	fill_pattern("a.img", 0, 64 * BS, 0x4d);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(10 * BS, "a.img", 0, 64 * BS));
+	CHECK(g_fi.logins == logins + 1);   /* the dead one dropped, one new login */
+	CHECK(g_fi.contexts == 1);
+}
+
 /* The 3rd WRITE(16) fails with DATA PROTECT 27/00: 1 MiB written of 2 MiB, sense forwarded. */
 static void
 test_peer_remote_error(void)
@@ -294,6 +322,7 @@ test_peer_map_mode(void)
 
 const struct ptest g_peer_tests[] = {
 	{ "peer.push_pull", test_peer_push_pull },
+	{ "peer.restarted", test_peer_restarted },
 	{ "peer.remote_error", test_peer_remote_error },
 	{ "peer.not_in_map", test_peer_not_in_map },
 	{ "peer.identity", test_peer_identity },
