@@ -284,7 +284,7 @@ plan_range(const struct xt_copy *c, const struct xt_range *r, struct plan *pl)
 	pl->units = r->len;
 }
 
-/* The inner copy of [at, +len) of r, by read and write. */
+/* The inner copy of [at, +len) of r, by the copy's own policy. */
 static int
 inner_part(const struct xt_store_ops *in, struct xt_copy *c, const struct xt_range *r,
 	   uint64_t at, uint64_t len)

@@ -308,18 +308,24 @@ identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 }
 
 /*
- * A session to the peer whose LU answers as the CSCD named it. A pooled
- * session may have died while idle (the peer's target restarted, the
- * connection reset): its first command fails; it is dropped and the next
- * pooled one, or a new login, is tried, as many times as the pool holds.
+ * A session to the peer whose LU answers as the CSCD named it, each login
+ * bounded by XT_PEER_LOGIN_S within the copy's deadline. A pooled session
+ * may have died while idle (the peer's target restarted, the connection
+ * reset): its first command fails; it is dropped and the next pooled one,
+ * or a new login, is tried, as many times as the pool holds.
  */
 static int
-session(struct xt_peer_lu *p, int timeout_s, uint64_t deadline_ms, char *why, size_t whylen)
+session(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 {
-	int rc = -ECONNREFUSED, tries;
+	int rc = -ECONNREFUSED, tries, t;
 
 	for (tries = 0; tries <= XT_PEER_SESSIONS_MAX; tries++) {
-		p->sess = xt_psess_get(&p->peer, timeout_s, why, whylen);
+		t = timeout_for(deadline_ms, XT_PEER_LOGIN_S);
+		if (t == 0) {
+			snprintf(why, whylen, "the copy's deadline passed");
+			return -ETIMEDOUT;
+		}
+		p->sess = xt_psess_get(&p->peer, t, why, whylen);
 		if (p->sess == NULL) {
 			return -ECONNREFUSED;
 		}
@@ -330,11 +336,6 @@ session(struct xt_peer_lu *p, int timeout_s, uint64_t deadline_ms, char *why, si
 		xt_psess_put(p->sess, true);
 		p->sess = NULL;
 		p->broken = false;
-		timeout_s = timeout_for(deadline_ms, XT_PEER_LOGIN_S);
-		if (timeout_s == 0) {
-			snprintf(why, whylen, "the copy's deadline passed");
-			return -ETIMEDOUT;
-		}
 	}
 	return rc;
 }
@@ -344,7 +345,7 @@ xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t dead
 	     struct xt_lu **out, char *why, size_t whylen)
 {
 	struct xt_peer_lu *p;
-	int rc, t;
+	int rc;
 
 	*out = NULL;
 	p = calloc(1, sizeof(*p));
@@ -358,13 +359,7 @@ xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t dead
 		return -ENOENT;
 	}
 	p->self = self;
-	t = timeout_for(deadline_ms, XT_PEER_LOGIN_S);
-	if (t == 0) {
-		snprintf(why, whylen, "the copy's deadline passed");
-		rc = -ETIMEDOUT;
-	} else {
-		rc = session(p, t, deadline_ms, why, whylen);
-	}
+	rc = session(p, deadline_ms, why, whylen);
 	if (rc != 0) {
 		if (p->sess != NULL) {
 			xt_psess_put(p->sess, p->broken);
