@@ -110,6 +110,7 @@ struct xt_stats {
 	uint64_t touch_bytes;    /* RBD: object-map marker writes (zeros, 512 B per object) */
 	uint64_t fallbacks;      /* RBD to RBD calls copy-from was not safe for */
 	uint64_t store_copies;   /* RBD to RBD copy calls (contiguous segments merged into one) */
+	uint64_t delegated_bytes; /* copied by a peer target's copy manager (peer/, delegation) */
 	const char *last_fallback; /* ... the reason of the last one (static string, NULL none) */
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */

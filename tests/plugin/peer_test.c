@@ -20,19 +20,18 @@
 
 #include "fake_iscsi.h"
 #include "harness.h"
+#include "peer_test.h"
 
 /* the remote LU's designator (NAA 6), and one no LU anywhere has */
-static const uint8_t g_rd[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
+const uint8_t g_rd[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
 				  0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a };
 static const uint8_t g_none[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
 				    0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0b };
-#define R_BLOCKS 8192u
-#define PEER_LINE "naa.6001405feed00102030405060708090a iscsi://127.0.0.1:3262/iqn.2026-12.org.test:peer/5 initiator=iqn.2026-12.org.test:cm"
 
 static char g_map[300];
 
 /* The map file with text, mode; owned by root (the harness runs as root). */
-static void
+void
 put_map(const char *text, mode_t mode)
 {
 	char tmp[320];
@@ -52,7 +51,7 @@ put_map(const char *text, mode_t mode)
 }
 
 /* The remote LU fresh, its idle sessions of earlier tests logged out, the map naming it. */
-static bool
+bool
 peer_up(void)
 {
 	char line[400];
@@ -73,7 +72,7 @@ peer_up(void)
 }
 
 /* One segment: n blocks from (src, slba) to (dst, dlba); each CSCD a raw NAA designator. */
-static void
+void
 list_peer(const uint8_t *src, const uint8_t *dst, uint32_t n, uint64_t slba, uint64_t dlba,
 	  uint8_t id)
 {
@@ -96,7 +95,7 @@ list_peer(const uint8_t *src, const uint8_t *dst, uint32_t n, uint64_t slba, uin
 	g_list->seg[0].dst_lba = dlba;
 }
 
-static bool
+bool
 remote_is(uint64_t roff, const char *file, uint64_t off, uint64_t len)
 {
 	uint8_t *b = malloc(len);

@@ -124,7 +124,8 @@ fixture_down(const char *name, bool failed)
 static size_t
 collect(const struct ptest **all)
 {
-	const struct ptest *lists[] = { g_core_tests, g_async_tests, g_odx_tests, g_peer_tests };
+	const struct ptest *lists[] = { g_core_tests, g_async_tests, g_odx_tests, g_peer_tests,
+					 g_peer_deleg_tests };
 	size_t i, n = 0;
 	const struct ptest *t;
 
