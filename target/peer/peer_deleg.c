@@ -199,6 +199,11 @@ xt_peer_copy(struct xt_lu *src, uint64_t soff, struct xt_lu *dst, uint64_t doff,
 		}
 	}
 	if (rc == 1) {
+		if (!p->deleg_told) {
+			xt_lu_info(p->self, "xcopy: copy from %s to %s delegated to their target's "
+				   "copy manager\n", p->lu.name, q->lu.name);
+			p->deleg_told = true;
+		}
 		return 0;
 	}
 	if (rc == -EOPNOTSUPP) {

@@ -18,6 +18,7 @@ struct xt_peer_lu {
 	bool broken;                    /* the session timed out or lost its connection */
 	int tpc;                        /* standard INQUIRY 3PC: 0 not asked, 1 set, -1 clear */
 	bool no_cm;                     /* its target refused a delegated copy: gateway from now */
+	bool deleg_told;                /* a delegated copy from it logged (once per command) */
 	bool have_sense;
 	uint8_t status;
 	uint8_t sense[18];
