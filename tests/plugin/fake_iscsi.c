@@ -271,6 +271,9 @@ xcopy(int lun, struct scsi_task *t, const struct iscsi_data *d)
 	memmove(m[be(sg + 6, 2)] + dlba * g_fi.block_size, m[be(sg + 4, 2)] + slba * g_fi.block_size,
 		n * g_fi.block_size);
 	g_fi.xcopy_bytes += n * g_fi.block_size;
+	if (g_fi.on_xcopy != NULL) {
+		g_fi.on_xcopy();
+	}
 }
 
 struct scsi_task *

@@ -32,6 +32,7 @@ struct fake_iscsi {
 	uint32_t fail_xcopy_nth;       /* the Nth EXTENDED COPY ends in CHECK CONDITION */
 	uint8_t fail_xcopy_key;
 	uint16_t fail_xcopy_asc;
+	void (*on_xcopy)(void);        /* called as each EXTENDED COPY completes (a test's hook) */
 	/* what the plugin did */
 	char portal[300];
 	unsigned int logins, logouts, inquiries, reads, writes, syncs;

@@ -8,7 +8,8 @@
  * delegated, with overlap moved here (memmove); a peer without a copy
  * manager (3PC = 0, or ILLEGAL REQUEST 20/00) has its blocks moved here;
  * a forwarded command that fails: COPY ABORTED 0D/01, its sense forwarded
- * (source), the residual of the segments before it; LID4 push and a LID4
+ * (source), the residual of the segments before it; the deadline and
+ * COPY OPERATION ABORT between forwarded commands; LID4 push and a LID4
  * failure with RECEIVE COPY STATUS (LID4); a LID4 list delegated.
  */
 #include <stdio.h>
@@ -180,6 +181,56 @@ test_deleg_error(void)
 	CHECK(g_fi.xcopies == 2 && g_fi.reads == 0 && g_fi.writes == 0 && g_fi.syncs == 0);
 }
 
+/* two segments of 2048 blocks between the target's LUs: two forwarded commands */
+static void
+list_two(uint8_t id)
+{
+	list_peer(g_rd, g_rd2, 2048, 0, 0, id);
+	g_list->nseg = 2;
+	g_list->seg[1] = g_list->seg[0];
+	g_list->seg[1].src_lba = 4096;
+	g_list->seg[1].dst_lba = 4096;
+}
+
+static void
+advance_4500(void)
+{
+	plugin_clock_advance_ms(4500);
+}
+
+/*
+ * The deadline (cmd_time_out 5 s) passes during the first forwarded command:
+ * the second is not sent; COPY ABORTED 2E/02 in segment 1, COPY STATUS the
+ * first segment's bytes; each forwarded command bounded by the deadline.
+ */
+static void
+test_deleg_deadline(void)
+{
+	uint8_t sense[96], cdb[16], buf[64];
+	struct xcm_copy_status cs;
+
+	if (!peer2_up()) {
+		return;
+	}
+	mkdirs("cfs/core/user_1/lu_a/attrib");
+	put_file("cfs/core/user_1/lu_a/attrib/cmd_time_out", "5\n");
+	list_two(3);
+	g_fi.on_xcopy = advance_4500;
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	g_fi.on_xcopy = NULL;
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, 0x2E02));
+	CHECK(sense_csi_is(sense, sizeof(sense), 1));
+	CHECK(g_fi.xcopies == 1 && g_fi.last_timeout > 0 && g_fi.last_timeout <= 5);
+	CHECK(memcmp(g_fi.medium2, g_fi.medium, 2048 * BS) == 0);
+	CHECK(g_fi.medium2[4096 * BS] == 0 && g_fi.reads == 0 && g_fi.writes == 0);
+	xcm_cdb_rcr(cdb, XCM_SA_RCR_COPY_STATUS, 3, 12);
+	memset(buf, 0, sizeof(buf));
+	CHECK(run_cmd(&g_a, cdb, buf, 12, NULL) == TCMU_STS_OK);
+	CHECK(xcm_rcr_decode_copy_status(xcm_span_make(buf, 12), &cs) == 0);
+	CHECK(cs.transfer_count == 2048 * BS);
+	CHECK(stat_of("lu_a", "deadline_cuts") == 1);
+}
+
 /* g_list as LID4 with identifier id, to d: the TCMU status (the runner's core's flush done). */
 static int
 send_lid4(struct tcmu_device *d, uint32_t id, uint8_t *sense)
@@ -262,10 +313,47 @@ test_peer_lid4(void)
 	      st.bytes == 512 * BS);
 }
 
+static void
+abort_lid4(void)
+{
+	uint8_t cdb[16];
+
+	xcm_cdb_copy_op_abort(cdb, 0x0AB0u);
+	CHECK(run_cmd(&g_a, cdb, NULL, 0, NULL) == TCMU_STS_OK);
+}
+
+/*
+ * COPY OPERATION ABORT while a delegated LID4 list runs (sent as its first
+ * forwarded command completes): the second is not sent; COPY ABORTED, RCS
+ * (LID4) terminated with the first segment's bytes.
+ */
+static void
+test_deleg_abort(void)
+{
+	uint8_t sense[96];
+	struct xcm_rcs4 st;
+
+	if (!peer2_up()) {
+		return;
+	}
+	list_two(0);
+	g_list->list_id_usage = XCM_LIST_ID_HOLD;
+	g_fi.on_xcopy = abort_lid4;
+	CHECK(send_lid4(&g_a, 0x0AB0u, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	g_fi.on_xcopy = NULL;
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, 0x0000));
+	CHECK(g_fi.xcopies == 1 && g_fi.reads == 0 && g_fi.writes == 0);
+	CHECK(memcmp(g_fi.medium2, g_fi.medium, 2048 * BS) == 0 && g_fi.medium2[4096 * BS] == 0);
+	CHECK(rcs4(0x0AB0u, &st) == TCMU_STS_OK);
+	CHECK(st.op_status == XCM_RCS4_TERMINATED && st.bytes == 2048 * BS);
+}
+
 const struct ptest g_peer_deleg_tests[] = {
 	{ "peer.deleg", test_deleg },
 	{ "peer.deleg_fallback", test_deleg_fallback },
 	{ "peer.deleg_error", test_deleg_error },
+	{ "peer.deleg_deadline", test_deleg_deadline },
+	{ "peer.deleg_abort", test_deleg_abort },
 	{ "peer.lid4", test_peer_lid4 },
 	{ NULL, NULL },
 };
