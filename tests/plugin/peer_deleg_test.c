@@ -38,7 +38,12 @@ peer2_up(void)
 	return true;
 }
 
-/* The list the plugin must forward: LID1, no list id, E4h src and dst (block 512), one 02h. */
+/*
+ * The list the plugin must forward, as SPC lays it out (not through the
+ * encoder under test): LID1 header (no list id: LIST ID USAGE 11b, CSCD
+ * list 64 bytes, segment list 28), E4h src and dst (binary, LU, NAA, 16
+ * bytes; DISK BLOCK LENGTH 512), one 02h segment (CSCD 0 -> 1).
+ */
 static void
 want_list(uint8_t *w, const uint8_t *s, const uint8_t *d, uint16_t n, uint64_t sl, uint64_t dl)
 {
@@ -47,7 +52,6 @@ want_list(uint8_t *w, const uint8_t *s, const uint8_t *d, uint16_t n, uint64_t s
 	static const uint8_t e4[8] = { 0xe4, 0x00, 0x00, 0x00, 0x01, 0x03, 0x00, 0x10 };
 	static const uint8_t dtsp[4] = { 0x00, 0x00, 0x02, 0x00 };
 	static const uint8_t seg[10] = { 0x02, 0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x01, 0, 0 };
-	int i;
 
 	memset(w, 0, 108);
 	memcpy(w, hdr, 16);
@@ -58,12 +62,9 @@ want_list(uint8_t *w, const uint8_t *s, const uint8_t *d, uint16_t n, uint64_t s
 	memcpy(w + 56, d, 16);
 	memcpy(w + 76, dtsp, 4);
 	memcpy(w + 80, seg, 10);
-	w[90] = (uint8_t)(n >> 8);
-	w[91] = (uint8_t)n;
-	for (i = 0; i < 8; i++) {
-		w[92 + i] = (uint8_t)(sl >> (56 - 8 * i));
-		w[100 + i] = (uint8_t)(dl >> (56 - 8 * i));
-	}
+	xcm_put_be16(w + 90, n);
+	xcm_put_be64(w + 92, sl);
+	xcm_put_be64(w + 100, dl);
 }
 
 static bool
