@@ -127,7 +127,7 @@ struct xt_stats {
 	uint64_t ws_cuts;        /* ... stopped at the command deadline */
 	uint64_t ws_busy;        /* ... answered TASK SET FULL (XT_MAX_JOBS jobs running) */
 	uint64_t wt_syncs;       /* store flushes because WCE = 0 (xt_lu_durable) */
-	/* the file store's READ/WRITE (store/file/store_file.c: file_io) */
+	/* the file store's READ/WRITE from initiators (store/file/store_file.c: file_io) */
 	uint64_t io_direct_bytes;   /* ... by O_DIRECT, straight from or to the data area */
 	uint64_t io_buffered_bytes; /* ... through the page cache */
 };
@@ -254,6 +254,11 @@ struct xt_io {
 	bool wr;
 	uint64_t deadline_ms;
 	struct xt_copy *copy;
+	/*
+	 * An initiator's READ or WRITE (tcmu/lu_io.c): the store may bypass its
+	 * cache (the file store's O_DIRECT); copies, WRITE SAME and tokens keep it
+	 */
+	bool own;
 };
 
 /* ------------------------------------------------------------------------ */

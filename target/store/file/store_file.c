@@ -166,13 +166,16 @@ file_size(struct xt_lu *lu, uint64_t *bytes)
 	return backing_size(xt_file(lu)->fd, &st, bytes);
 }
 
-/* Can io go O_DIRECT: every buffer, the offset and the length aligned as the file asks? */
+/*
+ * Can io go O_DIRECT: an initiator's READ or WRITE, every buffer, the offset
+ * and the length aligned as the file asks?
+ */
 static bool
 file_io_direct(const struct xt_file *f, const struct xt_io *io)
 {
 	size_t i;
 
-	if (f->dfd < 0 || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {
+	if (f->dfd < 0 || !io->own || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {
 		return false;
 	}
 	for (i = 0; i < io->cnt; i++) {
@@ -205,7 +208,7 @@ file_io(struct xt_lu *lu, const struct xt_io *io)
 		}
 	}
 	rc = xt_iov_io(f->fd, io);
-	if (rc == 0) {
+	if (rc == 0 && io->own) {
 		XT_STAT_ADD(lu, io_buffered_bytes, io->len);
 	}
 	return rc;
