@@ -204,29 +204,34 @@ lab_check "ddpt push: P's blocks are X's" same "$W/p.img" "$W/x.orig" 20 4
 lab_check "ddpt push: one EXTENDED COPY, to X" on_x ddpt-push
 lab_check "ddpt oflag=xcopy pull P [24,28) -> X" \
 	client ddpt-pull ddpt if="$sgp" of="$sgx" oflag=xcopy skip=49152 seek=49152 count=8192
+t_last=$SECONDS   # the pooled session's last use
 lab_check "ddpt pull: X's blocks are P's" same "$W/x.img" "$W/p.orig" 24 4
 lab_check "ddpt pull: one EXTENDED COPY, to X" on_x ddpt-pull
-t_last=$SECONDS
 acl=$(($(acl_mb) - acl0))
 lab_check "clients: the copy manager's ACL on T moved the 16 MiB ($acl MiB)" test "$acl" -ge 16
 lab_check "clients: one pooled session, LIO session id still $sid1 (now '$(sid)')" test "$(sid)" = "$sid1"
 lab_check "clients: the plugin logged the peer" grep -q "copy with peer LU peer:$IQN_T/0" "$LOG"
 
 # --- the peer's target restarted -------------------------------------------------------
+# pooled LEFT : the pooled session is younger than the pool's idle limit (60
+#   s) with LEFT s to spare, so the next copy meets it dead, not reaped
+pooled() { test $((SECONDS - t_last)) -le $((60 - $1)); }
 echo 0 >"$TPG/enable"
-lab_check "TPG disabled: the copy manager's session on T is gone" no_session
+lab_check "TPG disabled: the copy manager's session on T is gone" lab_wait_for no_session
 echo 1 >"$TPG/enable"
-lab_check "sg_xcopy push X [28,30) -> P after the TPG restart (pool idle $((SECONDS - t_last)) s < 60 s)" \
+lab_check "the dead session is still pooled (idle $((SECONDS - t_last)) s of 60)" pooled 20
+lab_check "sg_xcopy push X [28,30) -> P after the TPG restart" \
 	client re-push sg_xcopy if="$sgx" of="$sgp" skip=57344 seek=57344 count=4096 --on_src
+t_last=$SECONDS
 lab_check "after the TPG restart: P's blocks are X's" same "$W/p.img" "$W/x.orig" 28 2
 sid2=$(sid)
 lab_check "after the TPG restart: a new session (LIO session id '$sid2', was $sid1)" \
 	test -n "$sid2" -a "$sid2" != "$sid1"
-t_last=$SECONDS
 target_down
 lab_check "T deleted" test ! -e "$LAB_CFS/iscsi/$IQN_T"
 lab_check "T made again (same name, LUN, ACL, CHAP)" target_up
-lab_check "sg_xcopy pull P [30,32) -> X after T was made again (pool idle $((SECONDS - t_last)) s < 60 s)" \
+lab_check "the dead session is still pooled (idle $((SECONDS - t_last)) s of 60)" pooled 20
+lab_check "sg_xcopy pull P [30,32) -> X after T was made again" \
 	client re-pull sg_xcopy if="$sgp" of="$sgx" skip=61440 seek=61440 count=4096
 lab_check "after T was made again: X's blocks are P's" same "$W/x.img" "$W/p.orig" 30 2
 lab_check "after T was made again: the copy manager has a session on the new T (LIO session id '$(sid)')" \
