@@ -176,6 +176,48 @@ test_peer_restarted(void)
 	CHECK(g_fi.contexts == 1);
 }
 
+/*
+ * A pooled session is the map entry's only while the entry's CHAP secret is
+ * the one it logged in with: a new secret in the map is a new login (a wrong
+ * one is refused, 0D/02), not the old session's reuse.
+ */
+static void
+test_peer_secret_changed(void)
+{
+	uint8_t a[16], sense[96];
+	char line[400];
+	unsigned int logins;
+
+	if (!peer_up()) {
+		return;
+	}
+	snprintf(g_fi.chap_user, sizeof(g_fi.chap_user), "cm");
+	snprintf(g_fi.chap_secret, sizeof(g_fi.chap_secret), "secret-one");
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-one\n", PEER_LINE);
+	put_map(line, 0600);
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 64 * BS, 0x5e);
+	list_peer(a, g_rd, 64, 0, 20, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	logins = g_fi.logins;
+	/* the target's secret and the map's change together: one new login, GOOD */
+	snprintf(g_fi.chap_secret, sizeof(g_fi.chap_secret), "secret-two");
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-two\n", PEER_LINE);
+	put_map(line, 0600);
+	fill_pattern("a.img", 0, 64 * BS, 0x6f);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(g_fi.logins == logins + 1);
+	CHECK(remote_is(20 * BS, "a.img", 0, 64 * BS));
+	/* a wrong secret in the map: refused at login although a session is pooled */
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-bad\n", PEER_LINE);
+	put_map(line, 0600);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) != TCMU_STS_OK);
+	CHECK(sense_is(sense, 0x0A, 0x0D02));
+	CHECK(g_fi.logins == logins + 2);
+	g_fi.chap_user[0] = '\0';
+	g_fi.chap_secret[0] = '\0';
+}
+
 /* The 3rd WRITE(16) fails with DATA PROTECT 27/00: 1 MiB written of 2 MiB, sense forwarded. */
 static void
 test_peer_remote_error(void)
@@ -322,6 +364,7 @@ test_peer_map_mode(void)
 const struct ptest g_peer_tests[] = {
 	{ "peer.push_pull", test_peer_push_pull },
 	{ "peer.restarted", test_peer_restarted },
+	{ "peer.secret_changed", test_peer_secret_changed },
 	{ "peer.remote_error", test_peer_remote_error },
 	{ "peer.not_in_map", test_peer_not_in_map },
 	{ "peer.identity", test_peer_identity },
