@@ -9,13 +9,13 @@
 #   xcopy-rbd    user:xcopy on the image (xcopy/rbd/rbd/IMAGE@CONF: the
 #                plugin's RBD store; librbd cache off, WCE = 0), fio libaio
 #                direct on its tcm_loop /dev/sdX
-#   handler-rbd  Debian's handler_rbd (user:rbd, rbd/IMAGE;conf=CONF) with the
-#                cluster's client defaults, the same way
+#   handler-rbd  Debian's handler_rbd (user:rbd, rbd/IMAGE;conf=CONF; it sets
+#                rbd_cache=false itself, WCE = 0), the same way
 #   librbd       no LU: fio's rbd engine (librbd in fio's own process,
 #                --thread), with the cache off as the plugin has it
-# also (not in the default set): handler-rbd-nocache (handler_rbd with the
-# plugin's setting, rbd cache = false) and librbd-cache (librbd with the
-# cluster's client defaults, as handler_rbd gets them).
+# also (not in the default set): handler-rbd-nocache (handler_rbd given a
+# conf that also says rbd cache = false: a control, it should match
+# handler-rbd) and librbd-cache (librbd with the client defaults: rbd cache on).
 # Both LUs with the LU's defaults (lab_user_create). BENCH_RBDIO_TARGETS
 # picks targets. Writes:
 #   rbdio.csv      io.csv's columns + gw_ticks (tcmu-runner's user + system
