@@ -4,8 +4,10 @@
 # io_row, io_facts, IO_ROWS, IO_SIZE, cpu_ticks, osd_ticks). The LU as a disk
 # on RBD (issue #35 item 4): the io phase's fio rows on a Ceph cluster in the
 # guest (tests/lab/ceph.sh: 1 monitor, 1 memstore OSD, pool rbd, 4 MiB
-# objects), one target at a time, each on its own image of BENCH_IO_SIZE
-# (256M), written whole first (rbd bench, 4 MiB sequential writes):
+# objects), every target open at once, each on its own image of
+# BENCH_IO_SIZE (256M), written whole first (rbd bench, 4 MiB sequential
+# writes); each row runs on every target in turn, then the next row (the
+# host's load drifts: a target measured in one stretch carries its load):
 #   xcopy-rbd    user:xcopy on the image (xcopy/rbd/rbd/IMAGE@CONF: the
 #                plugin's RBD store; librbd cache off, WCE = 0), fio libaio
 #                direct on its tcm_loop /dev/sdX
@@ -33,9 +35,11 @@ rbdio_ticks() {
 	echo "$(cpu_ticks "$gw") $(osd_ticks)"
 }
 
-# rbdio_target TARGET: its image (written whole), its LU, every row, then gone
-rbdio_target() {
-	local t=$1 img=io${1//-/} so='' dev='' spec conf=$CEPH_CONF
+# rbdio_open TARGET: its image (written whole) and its LU, exported; sets
+# RBDIO_DEV[TARGET] (the disk, or rbd:POOL/IMAGE), RBDIO_CONFS[TARGET] (the
+# conf its librbd reads) and RBDIO_GWS[TARGET] (tcmu-runner's pid, or fio)
+rbdio_open() {
+	local t=$1 img=io${1//-/} so='' dev='' conf=$CEPH_CONF gw
 	log "rbdio: $t"
 	case "$t" in
 	xcopy-rbd | handler-rbd | handler-rbd-nocache | librbd | librbd-cache) ;;
@@ -45,11 +49,11 @@ rbdio_target() {
 	rbd bench --io-type write --io-size 4M --io-threads 4 --io-total "$IO_SIZE" --io-pattern seq \
 		"rbd/$img" >/dev/null 2>&1 || log "rbdio: filling rbd/$img failed"
 	case "$t" in *-nocache | librbd) conf=$RBDIO_NOCACHE ;; esac
-	RBDIO_GW=$(pidof tcmu-runner | cut -d' ' -f1)
+	gw=$(pidof tcmu-runner | cut -d' ' -f1)
 	case "$t" in
 	xcopy-rbd) so=$(lab_user_create "$img" xcopy "rbd/rbd/$img@$conf" "$IO_SIZE") ;;
 	handler-rbd*) so=$(lab_user_create "$img" rbd "rbd/$img;conf=$conf" "$IO_SIZE") ;;
-	*) RBDIO_GW=fio dev=rbd:rbd/$img ;;
+	*) gw=fio dev=rbd:rbd/$img ;;
 	esac
 	if [ -n "$so" ]; then
 		read -r dev _ <<<"$(lab_loop_export "$so")"
@@ -57,26 +61,24 @@ rbdio_target() {
 		sg_turs "$dev" >/dev/null 2>&1 || true
 	elif [ -z "$dev" ]; then
 		log "rbdio: $t: the LU did not open"
-		rbd rm --no-progress "rbd/$img" >/dev/null 2>&1
 		return 0
 	fi
 	io_facts "$t" "$so" "$dev" rbdio-lus.txt
-	for spec in $IO_ROWS; do
-		CEPH_CONF=$conf io_row "$t" "$dev" "$spec" rbdio.csv rbdio_ticks
-	done
-	[ -z "$so" ] || lab_teardown >/dev/null
-	rbd rm --no-progress "rbd/$img" >/dev/null 2>&1 || log "rbdio: rbd rm $img failed"
+	RBDIO_DEV[$t]=$dev
+	RBDIO_CONFS[$t]=$conf
+	RBDIO_GWS[$t]=$gw
 }
 
 rbdiophase() {
-	local t
+	local t spec
+	declare -gA RBDIO_DEV=() RBDIO_CONFS=() RBDIO_GWS=()
 	say "RBD as a disk: fio on ${RBDIO_TARGETS// /, }, $((IO_SIZE >> 20)) MiB images"
 	mkdir -p "$OUT/io"
 	echo "$IO_HEADER,gw_ticks,osd_ticks" >"$OUT/rbdio.csv"
 	: >"$OUT/rbdio-lus.txt"
 	# shellcheck source=tests/lab/ceph.sh
 	. "$HERE/../lab/ceph.sh"
-	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_OSDS=1 CEPH_MEM=$((2 * IO_SIZE + (512 << 20)))
+	export CEPH_DIR=$W/ceph CEPH_POOL=rbd CEPH_OSDS=1 CEPH_MEM=$(($(wc -w <<<"$RBDIO_TARGETS") * IO_SIZE + (512 << 20)))
 	if ! ceph_start "$CEPH_DIR" 2>"$W/ceph-start.log"; then
 		log "rbdio: Ceph did not start: $(tail -3 "$W/ceph-start.log")"
 		return 0
@@ -92,6 +94,17 @@ rbdiophase() {
 			--show-config-value rbd_cache 2>/dev/null) policy $(ceph-conf -c "$CEPH_CONF" \
 			--name client.admin --show-config-value rbd_cache_policy 2>/dev/null)"
 	} >>"$OUT/guest.txt"
-	for t in $RBDIO_TARGETS; do rbdio_target "$t"; done
+	# every target open at once, each row on every target in turn: the host's
+	# load drifts over minutes, and a target measured in one stretch would
+	# carry the load of its stretch into the ratios
+	for t in $RBDIO_TARGETS; do rbdio_open "$t"; done
+	for spec in $IO_ROWS; do
+		for t in $RBDIO_TARGETS; do
+			[ -n "${RBDIO_DEV[$t]:-}" ] || continue
+			RBDIO_GW=${RBDIO_GWS[$t]}
+			CEPH_CONF=${RBDIO_CONFS[$t]} io_row "$t" "${RBDIO_DEV[$t]}" "$spec" rbdio.csv rbdio_ticks
+		done
+	done
+	lab_teardown >/dev/null
 	ceph_stop "$CEPH_DIR"
 }
