@@ -9,9 +9,11 @@
 # Knobs: BENCH_SIZES (default "64M 1G"), BENCH_MEM (guest RAM, default 5G),
 # BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
 # BENCH_RUN_OPTS (extra tests/lab/run options), BENCH_PHASES (default: all
-# but rbd; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G),
+# but rbd and rbdio; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G),
 # BENCH_IO_SIZE (256M), BENCH_IO_SECS (5), BENCH_IO_RAMP (1), BENCH_IO_TARGETS
-# (phase io: fio on user:xcopy, the null store, LIO fileio/iblock, the file).
+# (phase io: fio on user:xcopy, the null store, LIO fileio/iblock, the file),
+# BENCH_RBDIO_TARGETS (phase rbdio, not in the default set: the same fio rows
+# on RBD: user:xcopy, handler_rbd, librbd).
 # Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
@@ -28,6 +30,8 @@ BENCH_IO_SIZE ?= 256M
 BENCH_IO_SECS ?= 5
 BENCH_IO_RAMP ?= 1
 BENCH_IO_TARGETS ?= xcopy null fileio fileio-wt iblock limit
+# phase rbdio (the LU as a disk on RBD, tests/bench/guest_rbdio.sh): its targets
+BENCH_RBDIO_TARGETS ?= xcopy-rbd handler-rbd librbd
 
 # xcbench's sources live with the other test tools (tests/tools/).
 XCBENCH_OBJS := $(addprefix $(BUILD)/obj/tests/tools/,xcbench.o xcbench_tpc.o xcbench_probe.o xcbench_odx.o)
@@ -48,7 +52,7 @@ bench: deps bench-tools
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
 		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
 		BENCH_IO_SIZE=$(BENCH_IO_SIZE) BENCH_IO_SECS=$(BENCH_IO_SECS) BENCH_IO_RAMP=$(BENCH_IO_RAMP) \
-		BENCH_IO_TARGETS="$(BENCH_IO_TARGETS)" \
+		BENCH_IO_TARGETS="$(BENCH_IO_TARGETS)" BENCH_RBDIO_TARGETS="$(BENCH_RBDIO_TARGETS)" \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run
 
 # The PNG plots again from a saved bench directory (its bench.csv and raw/),

@@ -19,6 +19,9 @@
 #   io.csv        the LU as a disk: fio rows on user:xcopy, the null store
 #                 (the TCMU floor), LIO fileio (write-back, write-through),
 #                 iblock, the backing file itself (tests/bench/guest_io.sh)
+#   rbdio.csv     the LU as a disk on RBD: the same fio rows on user:xcopy and
+#                 handler_rbd LUs and on librbd itself, gateway CPU
+#                 (tests/bench/guest_rbdio.sh; phase rbdio, not in the default set)
 #   inflight.csv  one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
@@ -42,6 +45,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/guest_rbd.sh"
 # shellcheck source=tests/bench/guest_io.sh
 . "$HERE/guest_io.sh"
+# shellcheck source=tests/bench/guest_rbdio.sh
+. "$HERE/guest_rbdio.sh"
 lab_require_guest
 
 XCP=$LAB_BUILD/host/xcp
@@ -617,8 +622,8 @@ warm_store() {
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "io rows lat ext async inflight clone odx rbd" (default
-# all but rbd),
+# BENCH_PHASES (development): any of "io rows lat ext async inflight clone odx rbd rbdio"
+# (default all but rbd and rbdio),
 # or lat4m: only the 4 MiB-commands latency rows of async (user:xcopy, then LIO)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-io rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
@@ -642,7 +647,8 @@ fi
 want clone && clonescale
 # no XFS store in guest RAM meanwhile: the OSD keeps the images there
 want rbd && rbdphase
-if [ "${BENCH_PHASES:-}" = rbd ]; then
+want rbdio && rbdiophase
+if [ "${BENCH_PHASES:-}" = rbd ] || [ "${BENCH_PHASES:-}" = rbdio ]; then
 	log "done"
 	exit 0
 fi

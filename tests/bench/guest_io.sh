@@ -27,6 +27,7 @@ IO_TARGETS=${BENCH_IO_TARGETS:-xcopy null fileio fileio-wt iblock limit}
 IO_TUNED="hw_max_sectors=8192,max_data_area_mb=256"
 IO_PY=/usr/bin/python3   # Debian's (the caller's PATH may name a python of its own)
 [ -x "$IO_PY" ] || IO_PY=python3
+IO_HEADER=target,row,rw,bs,qd,secs,r_iops,r_mbs,r_p50_us,r_p99_us,r_p999_us,w_iops,w_mbs,w_p50_us,w_p99_us,w_p999_us,errors,cpu_busy_pct,cpu_window_s,clk_tck,cpu_busy_ticks
 # row: name rw bs qd (rw as fio's --rw; randrw is 70 % reads)
 IO_ROWS="seq-read-1m-qd1:read:1m:1 seq-read-1m-qd8:read:1m:8 seq-read-1m-qd32:read:1m:32
 	rand-read-4k-qd1:randread:4k:1 rand-read-4k-qd32:randread:4k:32
@@ -61,7 +62,8 @@ io_iblock() {
 	echo "$so"
 }
 
-# io_facts TARGET SO DEV: the settings that cap a LU's throughput, one line
+# io_facts TARGET SO DEV [FILE]: the settings that cap a LU's throughput, one
+# line in $OUT/FILE (default io-lus.txt)
 io_facts() {
 	local t=$1 so=$2 dev=$3 a line="$1"
 	for a in hw_max_sectors max_sectors hw_queue_depth queue_depth max_data_area_mb cmd_ring_size_mb \
@@ -76,38 +78,55 @@ io_facts() {
 		[ -r "/sys/block/$dev/device/queue_depth" ] &&
 			line+=" sd_queue_depth=$(cat "/sys/block/$dev/device/queue_depth")"
 		line+=" sd_scheduler=$(sed 's/.*\[\(.*\)\].*/\1/' "/sys/block/$dev/queue/scheduler")"
+		line+=" sd_write_cache=$(tr ' ' '_' <"/sys/block/$dev/queue/write_cache")"
 	fi
-	echo "$line" >>"$OUT/io-lus.txt"
+	echo "$line" >>"$OUT/${4:-io-lus.txt}"
 }
 
-# io_row TARGET FILE ROW: one fio run on FILE (a disk or the backing file);
-# guest CPU over the middle of the run (after the ramp, while fio measures)
+# io_row TARGET FILE ROW [CSV [TICKS]]: one fio run on FILE (a disk or the
+# backing file; rbd:POOL/IMAGE: fio's rbd engine, librbd in fio's own process,
+# $CEPH_CONF); guest CPU over the middle of the run (after the ramp, while fio
+# measures). Appended to $OUT/CSV (default io.csv); TICKS (phase rbdio): a
+# command given fio's pid that prints counters (clock ticks, space-separated),
+# read at both ends of the window: their differences are extra columns.
 io_row() {
-	local t=$1 f=$2 spec=$3 name rw bs qd js c0 c1 t0 t1 pid win
+	local t=$1 f=$2 spec=$3 csv=${4:-io.csv} ticks=${5:-} name rw bs qd js c0 c1 t0 t1 pid win
+	local k0='' k1='' extra='' eng=(--filename="$2" --direct=1 --ioengine=libaio)
 	IFS=: read -r name rw bs qd <<<"$spec"
 	js=$OUT/io/$t-$name.json
+	case "$f" in
+	rbd:*/*)
+		f=${f#rbd:}
+		eng=(--ioengine=rbd --clientname=admin --pool="${f%%/*}" --rbdname="${f#*/}" --thread)
+		;;
+	esac
 	sync
-	fio --name="$name" --filename="$f" --direct=1 --ioengine=libaio --rw="$rw" --rwmixread=70 \
+	fio --name="$name" "${eng[@]}" --rw="$rw" --rwmixread=70 \
 		--bs="$bs" --iodepth="$qd" --size="$IO_SIZE" --time_based --runtime="$IO_SECS" \
 		--ramp_time="$IO_RAMP" --lat_percentiles=1 --percentile_list=50:99:99.9 \
 		--randrepeat=0 --output-format=json --output="$js" >/dev/null 2>"$js.err" &
 	pid=$!
 	sleep "$IO_RAMP.3"
 	c0=$(cpu_snap)
+	[ -z "$ticks" ] || k0=$("$ticks" "$pid")
 	t0=$EPOCHREALTIME
 	win=$(awk -v s="$IO_SECS" 'BEGIN { w = s - 0.6; printf "%.1f", (w < 0.5 ? 0.5 : w) }')
 	sleep "$win"
 	c1=$(cpu_snap)
+	[ -z "$ticks" ] || k1=$("$ticks" "$pid")
 	t1=$EPOCHREALTIME
+	[ -z "$ticks" ] || extra=$(awk -v a="$k0" -v b="$k1" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++) printf ",%d", y[i] - x[i] }')
 	wait "$pid" || log "fio $t $name failed: $(tail -2 "$js.err")"
 	echo "$t,$name,$rw,$bs,$qd,$IO_SECS,$("$IO_PY" "$HERE/fio_csv.py" "$js"),$(awk -v a="$c0" -v b="$c1" \
 		-v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 'BEGIN {
 			split(a, x, " "); split(b, y, " ")
 			busy = (y[1] - x[1]) + (y[2] - x[2]); all = busy + (y[3] - x[3]) + (y[4] - x[4])
 			printf "%.1f,%.3f", (all > 0 ? 100 * busy / all : 0), w }'),$(getconf CLK_TCK),$(awk -v a="$c0" -v b="$c1" \
-		'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] - x[1]) + (y[2] - x[2]) }')" \
-		>>"$OUT/io.csv"
-	tail -1 "$OUT/io.csv" >&2
+		'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] - x[1]) + (y[2] - x[2]) }')$extra" \
+		>>"$OUT/$csv"
+	tail -1 "$OUT/$csv" >&2
 }
 
 # io_target TARGET: its LU (none for limit), every row, then gone
@@ -153,8 +172,7 @@ io_target() {
 iophase() {
 	local t
 	mkdir -p "$OUT/io"
-	echo "target,row,rw,bs,qd,secs,r_iops,r_mbs,r_p50_us,r_p99_us,r_p999_us,w_iops,w_mbs,w_p50_us,w_p99_us,w_p999_us,errors,cpu_busy_pct,cpu_window_s,clk_tck,cpu_busy_ticks" \
-		>"$OUT/io.csv"
+	echo "$IO_HEADER" >"$OUT/io.csv"
 	: >"$OUT/io-lus.txt"
 	{
 		echo "io_size $IO_SIZE"

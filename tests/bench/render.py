@@ -21,6 +21,7 @@ from render_io import io_lines
 from render_newfile import newfile_lines
 from render_odx import odx_lines
 from render_rbd import rbd_lines
+from render_rbdio import rbdio_lines
 
 GOAL_REFLINK = 50.0
 GOAL_NONREFLINK = 3.0
@@ -359,6 +360,7 @@ def main():
     md.extend(inflight_lines(raw))
     md.extend(odx_lines(raw))
     md.extend(rbd_lines(raw))
+    md.extend(rbdio_lines(raw, guest))
 
     cs = []
     p = os.path.join(raw, "clonescale.csv")
