@@ -26,7 +26,7 @@ X0_WWN=5c0ffee0-0230-4000-8000-000000000000
 X1_WWN=5c0ffee1-0230-4000-8000-000000000000
 URL=iscsi://127.0.0.1/$IQN
 # the LU settings (docs/target-setup.md, "LU settings"), as targetcli takes them
-TC_SETTINGS="hw_max_sectors=2048 control=max_data_area_mb=128"
+TC_SETTINGS=(hw_max_sectors=2048 control=max_data_area_mb=128)
 
 tc_installed=0
 # tc_leave : the EXIT trap of both parts: the lab's own stack back

@@ -47,8 +47,8 @@ truncate -s 1G "$W/x0.img" "$W/x1.img"
 lab_random "$W/pat" $((4 * MB))
 
 # --- create, refuse --------------------------------------------------------------
-lab_check "targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=$W/x0.img?clone=auto $TC_SETTINGS" \
-	tcli /backstores/user:xcopy create name=x0 size=1G "cfgstring=$W/x0.img?clone=auto" wwn=$X0_WWN $TC_SETTINGS
+lab_check "targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=$W/x0.img?clone=auto ${TC_SETTINGS[*]}" \
+	tcli /backstores/user:xcopy create name=x0 size=1G "cfgstring=$W/x0.img?clone=auto" wwn=$X0_WWN "${TC_SETTINGS[@]}"
 so0=$(so_of x0) || so0=none
 lab_check "x0 is a user:xcopy SO, enabled, opened by the plugin (stats file)" \
 	bash -c "grep -qx 1 $so0/enable && grep -q 'xcopy/$W/x0.img' $so0/info && grep -qx 'name x0' $XT_STATS_DIR/x0.stats"
@@ -62,7 +62,7 @@ lab_check_fails "... and nothing was created" so_of bad
 
 # the rest in one targetcli session (each targetcli start costs seconds here)
 out=$(tcli <<EOF
-/backstores/user:xcopy create name=x1 size=1G cfgstring=$W/x1.img?clone=auto wwn=$X1_WWN $TC_SETTINGS
+/backstores/user:xcopy create name=x1 size=1G cfgstring=$W/x1.img?clone=auto wwn=$X1_WWN ${TC_SETTINGS[*]}
 /backstores/user:xcopy create name=bad2 size=1G cfgstring=$W/missing.img
 /loopback create $LOOP
 /loopback/$LOOP/luns create /backstores/user:xcopy/x0
