@@ -81,6 +81,7 @@ struct xt_cfg {
 	enum xt_xcopy xcopy;
 	int copy_nice;      /* nice value of a thread while it copies (copy_nice=, 0-19) */
 	bool wb_late;       /* writeback=late: no write-behind pacing (file_copy.c) */
+	bool dio_never;     /* dio=never: the LU's READ/WRITE through the page cache only */
 	struct xt_fault_spec fault;
 };
 
@@ -110,6 +111,7 @@ struct xt_stats {
 	uint64_t touch_bytes;    /* RBD: object-map marker writes (zeros, 512 B per object) */
 	uint64_t fallbacks;      /* RBD to RBD calls copy-from was not safe for */
 	uint64_t store_copies;   /* RBD to RBD copy calls (contiguous segments merged into one) */
+	uint64_t delegated_bytes; /* copied by a peer target's copy manager (peer/, delegation) */
 	const char *last_fallback; /* ... the reason of the last one (static string, NULL none) */
 	uint64_t io_errors;      /* failed backend copies */
 	uint64_t denied;         /* CSCDs refused by the access rule */
@@ -126,6 +128,9 @@ struct xt_stats {
 	uint64_t ws_cuts;        /* ... stopped at the command deadline */
 	uint64_t ws_busy;        /* ... answered TASK SET FULL (XT_MAX_JOBS jobs running) */
 	uint64_t wt_syncs;       /* store flushes because WCE = 0 (xt_lu_durable) */
+	/* the file store's READ/WRITE from initiators (store/file/store_file.c: file_io) */
+	uint64_t io_direct_bytes;   /* ... by O_DIRECT, straight from or to the data area */
+	uint64_t io_buffered_bytes; /* ... through the page cache */
 };
 
 /*
@@ -267,6 +272,11 @@ struct xt_io {
 	bool wr;
 	uint64_t deadline_ms;
 	struct xt_copy *copy;
+	/*
+	 * An initiator's READ or WRITE (tcmu/lu_io.c): the store may bypass its
+	 * cache (the file store's O_DIRECT); copies, WRITE SAME and tokens keep it
+	 */
+	bool own;
 };
 
 /* ------------------------------------------------------------------------ */

@@ -21,6 +21,8 @@
  * remote command forwards its status and sense (COPY ABORTED 0D/01), what
  * the command wrote there is flushed on the peer (SYNCHRONIZE CACHE(16))
  * before GOOD, and its session goes back to the pool when the command ends.
+ * Between two LUs of one peer target the peer's copy manager copies
+ * (xt_peer_copy: delegation), unless it has none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -373,6 +375,15 @@ be_copy(void *vctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst, uint
 	/* an EXTENDED COPY destination write cancels change vulnerable tokens (tokens.c) */
 	mark_written(ctx, dst);
 	xt_tok_note_write(dst, dst_off, len);
+	/* two LUs of one peer target: its copy manager copies (peer_deleg.c) */
+	rc = xt_peer_copy(src, src_off, dst, dst_off, len, ctx->job->deadline_ms, ioerr);
+	if (rc != -EOPNOTSUPP) {
+		XT_STAT_ADD(self, delegated_bytes, rc == 0 ? len : ioerr->done);
+		if (rc != 0) {
+			ctx->io_errors++;
+		}
+		return rc;
+	}
 	rc = xt_lu_copy(c, &r);
 	xt_tok_note_write(dst, dst_off, len);   /* and after (see xt_handler_write) */
 	at_dst = c->at_dst;

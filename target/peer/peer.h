@@ -95,6 +95,24 @@ bool xt_peer_last_sense(const struct xt_lu *lu, uint8_t *status, uint8_t *sense,
 /* SYNCHRONIZE CACHE(16) on the remote LU, by deadline_ms: 0 or -errno. */
 int xt_peer_flush(struct xt_lu *lu, uint64_t deadline_ms);
 
+/* ---- delegation (peer_deleg.c) ---- */
+
+#define XT_PEER_DELEG_MAX (16u << 20)  /* bytes of one forwarded EXTENDED COPY */
+
+struct xcm_io_err;
+/* Are a and b remote LUs of one peer target, logged in to alike (portal, target, initiator, CHAP)? */
+bool xt_peer_same_target(const struct xt_lu *a, const struct xt_lu *b);
+/*
+ * Copy len bytes from src at soff to dst at doff, two LUs of one peer
+ * target, by forwarding EXTENDED COPY (LID1) commands to it, by
+ * deadline_ms. 0: copied there; -EOPNOTSUPP: not delegated (not one target,
+ * no copy manager there, a refusal, geometry): the caller moves the blocks;
+ * another -errno: failed, *ioerr filled (bytes done, the peer's status and
+ * sense).
+ */
+int xt_peer_copy(struct xt_lu *src, uint64_t soff, struct xt_lu *dst, uint64_t doff, uint64_t len,
+		 uint64_t deadline_ms, struct xcm_io_err *ioerr);
+
 /* ---- the session pool (peer_iscsi.c) ---- */
 
 #define XT_PEER_SESSIONS_MAX 16        /* sessions open at once, in use or idle */

@@ -29,6 +29,7 @@ struct xt_psess {
 	char target[XT_PEER_NAME_MAX];
 	char initiator[XT_PEER_NAME_MAX];
 	char chap_user[XT_PEER_CHAP_MAX];
+	uint64_t secret_hash; /* of the CHAP secret it logged in with: a new secret, a new login */
 	uint16_t lun;
 	bool busy;
 	bool reused;          /* handed out before: its connection may have died idle */
@@ -92,12 +93,24 @@ portal_of(const struct xt_peer *p, char *out, size_t n)
 	}
 }
 
+/* FNV-1a of a CHAP secret: tells a changed secret from the same one, keeps no copy. */
+static uint64_t
+secret_hash(const char *secret)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *secret != '\0'; secret++) {
+		h = (h ^ (uint8_t)*secret) * 1099511628211ull;
+	}
+	return h;
+}
+
 static bool
 sess_is(const struct xt_psess *s, const char *portal, const struct xt_peer *p)
 {
 	return strcmp(s->portal, portal) == 0 && strcmp(s->target, p->target) == 0 &&
 	       strcmp(s->initiator, p->initiator) == 0 && strcmp(s->chap_user, p->chap_user) == 0 &&
-	       s->lun == p->lun;
+	       s->secret_hash == secret_hash(p->chap_secret) && s->lun == p->lun;
 }
 
 static int
@@ -178,6 +191,7 @@ xt_psess_get(const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
 	snprintf(s->target, sizeof(s->target), "%s", p->target);
 	snprintf(s->initiator, sizeof(s->initiator), "%s", p->initiator);
 	snprintf(s->chap_user, sizeof(s->chap_user), "%s", p->chap_user);
+	s->secret_hash = secret_hash(p->chap_secret);
 	s->lun = p->lun;
 	s->busy = true;
 	s->next = g_pool;   /* counted now: the bound holds while it logs in */

@@ -16,30 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peer/peer.h"
+#include "peer/peer_priv.h"
 #include "xcm/initiator.h"
 
 #define VPD83_ALLOC 1024
-
-struct xt_peer_lu {
-	struct xt_lu lu;
-	struct xt_lu *self;             /* the LU that received the copy: logs go there */
-	struct xt_peer peer;
-	struct xt_psess *sess;
-	uint32_t block_size;
-	uint64_t num_lbas;
-	bool broken;                    /* the session timed out or lost its connection */
-	bool have_sense;
-	uint8_t status;
-	uint8_t sense[18];
-	uint8_t sense_len;
-};
-
-static struct xt_peer_lu *
-plu(const struct xt_lu *lu)
-{
-	return (struct xt_peer_lu *)lu->priv;
-}
 
 static uint32_t
 h_block_size(const struct xt_lu *lu)
@@ -90,9 +70,8 @@ static const struct xt_lu_host g_peer_host = {
 	.log = h_log,
 };
 
-/* Seconds a command may take: XT_PEER_CMD_S, less if the deadline is nearer (0: past). */
-static int
-timeout_for(uint64_t deadline_ms, int bound_s)
+int
+xt_peer_timeout_for(uint64_t deadline_ms, int bound_s)
 {
 	uint64_t now = xos_now_ms(), left;
 
@@ -106,9 +85,8 @@ timeout_for(uint64_t deadline_ms, int bound_s)
 	return left < (uint64_t)bound_s ? (int)left : bound_s;
 }
 
-/* One command on the peer's LU; sense kept on CHECK CONDITION. 0, or -errno. */
-static int
-run(struct xt_peer_lu *p, struct xt_pcmd *c, uint64_t deadline_ms, char *why, size_t whylen)
+int
+xt_peer_run(struct xt_peer_lu *p, struct xt_pcmd *c, uint64_t deadline_ms, char *why, size_t whylen)
 {
 	int rc;
 
@@ -117,7 +95,7 @@ run(struct xt_peer_lu *p, struct xt_pcmd *c, uint64_t deadline_ms, char *why, si
 		snprintf(why, whylen, "the session to the peer was lost");
 		return -EIO;
 	}
-	c->timeout_s = timeout_for(deadline_ms, XT_PEER_CMD_S);
+	c->timeout_s = xt_peer_timeout_for(deadline_ms, XT_PEER_CMD_S);
 	if (c->timeout_s == 0) {
 		snprintf(why, whylen, "the copy's deadline passed");
 		return -ETIMEDOUT;
@@ -154,7 +132,7 @@ rw_blocks(struct xt_peer_lu *p, bool wr, uint8_t *buf, size_t len, uint64_t off,
 
 	(wr ? xcm_cdb_write16 : xcm_cdb_read16)(cdb, off / p->block_size,
 						 (uint32_t)(len / p->block_size));
-	rc = run(p, &c, deadline_ms, why, sizeof(why));
+	rc = xt_peer_run(p, &c, deadline_ms, why, sizeof(why));
 	if (rc == 0 && !wr && c.got != len) {
 		snprintf(why, sizeof(why), "short read, %zu of %zu bytes", c.got, len);
 		rc = -EIO;
@@ -276,7 +254,7 @@ identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 		return -ENOMEM;
 	}
 	xcm_cdb_inquiry(inq, true, XCM_VPD_DEVICE_ID, VPD83_ALLOC);
-	rc = run(p, &c, deadline_ms, why, whylen);
+	rc = xt_peer_run(p, &c, deadline_ms, why, whylen);
 	if (rc == 0 && !vpd83_names(pg, c.got, p->peer.desig, p->peer.desig_len)) {
 		snprintf(why, whylen, "%s LUN %u does not report the designator of the map "
 			 "(VPD 83h): not the LU the map names", p->peer.target, p->peer.lun);
@@ -288,7 +266,7 @@ identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 	}
 	xcm_cdb_read_capacity16(rc16, sizeof(cap));
 	c = (struct xt_pcmd){ .cdb = rc16, .cdb_len = sizeof(rc16), .buf = cap, .len = sizeof(cap) };
-	if ((rc = run(p, &c, deadline_ms, why, whylen)) != 0) {
+	if ((rc = xt_peer_run(p, &c, deadline_ms, why, whylen)) != 0) {
 		return rc;
 	}
 	if (xcm_read_capacity16_decode((struct xcm_span){ cap, c.got }, &cd) != 0) {
@@ -320,7 +298,7 @@ session(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 	int rc = -ECONNREFUSED, tries, t;
 
 	for (tries = 0; tries <= XT_PEER_SESSIONS_MAX; tries++) {
-		t = timeout_for(deadline_ms, XT_PEER_LOGIN_S);
+		t = xt_peer_timeout_for(deadline_ms, XT_PEER_LOGIN_S);
 		if (t == 0) {
 			snprintf(why, whylen, "the copy's deadline passed");
 			return -ETIMEDOUT;
@@ -418,7 +396,7 @@ xt_peer_flush(struct xt_lu *lu, uint64_t deadline_ms)
 	if (!xt_lu_is_peer(lu)) {
 		return -EINVAL;
 	}
-	rc = run(plu(lu), &c, deadline_ms, why, sizeof(why));
+	rc = xt_peer_run(plu(lu), &c, deadline_ms, why, sizeof(why));
 	if (rc != 0) {
 		xt_lu_err(plu(lu)->self, "xcopy: peer %s: SYNCHRONIZE CACHE(16): %s\n", lu->name, why);
 	}

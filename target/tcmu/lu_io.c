@@ -16,7 +16,7 @@ xt_handler_read(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *io
 		size_t len, off_t off)
 {
 	struct xt_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_io io = { iov, cnt, len, (uint64_t)off, false, 0, NULL };
+	const struct xt_io io = { iov, cnt, len, (uint64_t)off, false, 0, NULL, true };
 	int rc = lu->ops->io(lu, &io);
 
 	if (rc != 0) {
@@ -32,7 +32,7 @@ xt_handler_write(struct tcmu_device *dev, struct tcmur_cmd *cmd, struct iovec *i
 		 size_t len, off_t off)
 {
 	struct xt_lu *lu = tcmur_dev_get_private(dev);
-	const struct xt_io io = { iov, cnt, len, (uint64_t)off, true, 0, NULL };
+	const struct xt_io io = { iov, cnt, len, (uint64_t)off, true, 0, NULL, true };
 	int rc;
 
 	/*

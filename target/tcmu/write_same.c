@@ -126,7 +126,7 @@ ws_run(struct xt_job *job, struct xt_scsi *c)
 			rc = lu->ops->zero(lu, pos, n, job->deadline_ms);
 		} else {
 			struct iovec iov = { buf, fill };
-			struct xt_io io = { &iov, 1, 0, pos, true, job->deadline_ms, NULL };
+			struct xt_io io = { &iov, 1, 0, pos, true, job->deadline_ms, NULL, false };
 
 			n = fill < end - pos ? fill : end - pos;
 			iov.iov_len = (size_t)n;

@@ -4,10 +4,12 @@
  * plugin's peer sessions use (target/peer/peer_iscsi.c), defined here and
  * exported by the harness (-rdynamic), so the plugin's references bind to
  * these before the real libiscsi.so it names. One remote target with one LU
- * held in memory (g_fi): its name, designator, geometry, the initiator and
- * CHAP it accepts, the Nth WRITE(16) failing with a chosen sense, a restart
- * (g_fi.epoch: sessions logged in before it are dead), and counters of what
- * the plugin sent.
+ * held in memory (g_fi), and optionally a second one (LUN lun2): its name,
+ * designators, geometry, the initiator and CHAP it accepts, the Nth
+ * WRITE(16) failing with a chosen sense, a restart (g_fi.epoch: sessions
+ * logged in before it are dead), a copy manager (EXTENDED COPY LID1, one
+ * 02h segment between its LUs; or none: 3PC = 0, ILLEGAL REQUEST), and
+ * counters of what the plugin sent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ fake_iscsi_reset(uint32_t block_size, uint64_t nblocks, const uint8_t desig[16])
 	int live = g_fi.contexts;   /* sessions the plugin's pool still holds */
 
 	free(g_fi.medium);
+	free(g_fi.medium2);
 	memset(&g_fi, 0, sizeof(g_fi));
 	g_fi.contexts = live;
 	g_fi.block_size = block_size;
@@ -43,6 +46,15 @@ fake_iscsi_reset(uint32_t block_size, uint64_t nblocks, const uint8_t desig[16])
 	memcpy(g_fi.desig, desig, 16);
 	strcpy(g_fi.target, "iqn.2026-12.org.test:peer");
 	strcpy(g_fi.initiator, "iqn.2026-12.org.test:cm");
+}
+
+void
+fake_iscsi_add_lu2(uint16_t lun, const uint8_t desig[16])
+{
+	g_fi.has_lu2 = true;
+	g_fi.lun2 = lun;
+	memcpy(g_fi.desig2, desig, 16);
+	g_fi.medium2 = calloc(g_fi.nblocks, g_fi.block_size);
 }
 
 struct iscsi_context *
@@ -188,11 +200,88 @@ check_condition(struct scsi_task *t, uint8_t key, uint16_t asc_ascq)
 	t->sense.ascq = asc_ascq;
 }
 
+static bool
+is_lu2(int lun)
+{
+	return g_fi.has_lu2 && lun == g_fi.lun2;
+}
+
+static uint8_t *
+medium_of(int lun)
+{
+	return is_lu2(lun) ? g_fi.medium2 : g_fi.medium;
+}
+
+/* The medium of the LU whose designator is at p (16 bytes), NULL: none. */
+static uint8_t *
+medium_named(const uint8_t *p)
+{
+	if (memcmp(p, g_fi.desig, 16) == 0) {
+		return g_fi.medium;
+	}
+	return g_fi.has_lu2 && memcmp(p, g_fi.desig2, 16) == 0 ? g_fi.medium2 : NULL;
+}
+
+/* EXTENDED COPY (LID1): recorded; two E4h CSCDs (NAA 16 bytes) and one 02h segment copied. */
+static void
+xcopy(int lun, struct scsi_task *t, const struct iscsi_data *d)
+{
+	const uint8_t *l = d != NULL ? d->data : NULL;
+	uint64_t cl, slba, dlba, n;
+	uint8_t *m[2];
+	const uint8_t *sg;
+	int i;
+
+	g_fi.xcopies++;
+	g_fi.xcopy_lun = lun;
+	g_fi.xcopy_len = d != NULL ? (uint32_t)d->size : 0;
+	if (l != NULL && d->size <= (int)sizeof(g_fi.xcopy_list)) {
+		memcpy(g_fi.xcopy_list, l, (size_t)d->size);
+	}
+	if (g_fi.no_xcopy || g_fi.no_3pc) {
+		check_condition(t, 0x05, 0x2000);
+		return;
+	}
+	if (g_fi.fail_xcopy_nth != 0 && g_fi.xcopies == g_fi.fail_xcopy_nth) {
+		check_condition(t, g_fi.fail_xcopy_key, g_fi.fail_xcopy_asc);
+		return;
+	}
+	cl = l != NULL && d->size >= 16 ? be(l + 2, 2) : 0;
+	if (l == NULL || cl != 64 || be(l + 8, 4) != 28 || d->size != 16 + 64 + 28) {
+		check_condition(t, 0x05, 0x2600);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		m[i] = l[16 + 32 * i] == 0xe4 && l[16 + 32 * i + 7] == 16 ?
+		       medium_named(l + 16 + 32 * i + 8) : NULL;
+	}
+	sg = l + 16 + cl;
+	n = be(sg + 10, 2);
+	slba = be(sg + 12, 8);
+	dlba = be(sg + 20, 8);
+	if (sg[0] != 0x02 || be(sg + 4, 2) > 1 || be(sg + 6, 2) > 1 || m[be(sg + 4, 2)] == NULL ||
+	    m[be(sg + 6, 2)] == NULL) {
+		check_condition(t, 0x0a, 0x0802);   /* COPY ABORTED, unreachable copy target */
+		return;
+	}
+	if (slba + n > g_fi.nblocks || dlba + n > g_fi.nblocks) {
+		check_condition(t, 0x0a, 0x0d01);
+		return;
+	}
+	memmove(m[be(sg + 6, 2)] + dlba * g_fi.block_size, m[be(sg + 4, 2)] + slba * g_fi.block_size,
+		n * g_fi.block_size);
+	g_fi.xcopy_bytes += n * g_fi.block_size;
+	if (g_fi.on_xcopy != NULL) {
+		g_fi.on_xcopy();
+	}
+}
+
 struct scsi_task *
 iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 			struct iscsi_data *d)
 {
 	uint8_t buf[64];
+	uint8_t *medium = medium_of(lun);
 	uint64_t lba, n;
 
 	if (!c->logged_in || c->epoch != g_fi.epoch) {
@@ -202,6 +291,15 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 	t->status = SCSI_STATUS_GOOD;
 	switch (t->cdb[0]) {
 	case 0x12:   /* INQUIRY, VPD 83h: one NAA designator, LU association */
+		if ((t->cdb[1] & 1) == 0) {   /* standard: 3PC in byte 5 */
+			g_fi.std_inquiries++;
+			memset(buf, 0, 36);
+			buf[2] = 0x06;
+			buf[4] = 31;
+			buf[5] = g_fi.no_3pc ? 0 : 0x08;
+			data_in(t, buf, 36);
+			break;
+		}
 		g_fi.inquiries++;
 		memset(buf, 0, sizeof(buf));
 		buf[1] = 0x83;
@@ -209,7 +307,8 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 		buf[4] = 0x01;
 		buf[5] = 0x03;
 		buf[7] = 16;
-		memcpy(buf + 8, g_fi.report_desig ? g_fi.report_desig : g_fi.desig, 16);
+		memcpy(buf + 8, g_fi.report_desig ? g_fi.report_desig :
+				is_lu2(lun) ? g_fi.desig2 : g_fi.desig, 16);
 		data_in(t, buf, 24);
 		break;
 	case 0x9e:   /* READ CAPACITY(16) */
@@ -234,7 +333,7 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 		if (t->cdb[0] == 0x88) {
 			g_fi.reads++;
 			g_fi.read_bytes += n * g_fi.block_size;
-			data_in(t, g_fi.medium + lba * g_fi.block_size, n * g_fi.block_size);
+			data_in(t, medium + lba * g_fi.block_size, n * g_fi.block_size);
 			break;
 		}
 		g_fi.writes++;
@@ -246,11 +345,18 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 			check_condition(t, 0x05, 0x2400);
 			break;
 		}
-		memcpy(g_fi.medium + lba * g_fi.block_size, d->data, d->size);
+		memcpy(medium + lba * g_fi.block_size, d->data, d->size);
 		g_fi.write_bytes += d->size;
 		break;
 	case 0x91:   /* SYNCHRONIZE CACHE(16) */
 		g_fi.syncs++;
+		break;
+	case 0x83:   /* EXTENDED COPY (LID1) */
+		if ((t->cdb[1] & 0x1f) != 0) {
+			check_condition(t, 0x05, 0x2400);
+			break;
+		}
+		xcopy(lun, t, d);
 		break;
 	default:
 		check_condition(t, 0x05, 0x2000);

@@ -21,16 +21,35 @@ struct fake_iscsi {
 	uint8_t fail_key;
 	uint16_t fail_asc;
 	unsigned int epoch;            /* bumped: the target restarted, every session is dead */
+	/* a second LU of the same target (LUN lun2), when has_lu2: same geometry */
+	bool has_lu2;
+	uint16_t lun2;
+	uint8_t desig2[16];
+	uint8_t *medium2;
+	/* its copy manager: EXTENDED COPY (LID1), one 02h segment between its LUs */
+	bool no_3pc;                   /* standard INQUIRY 3PC = 0 */
+	bool no_xcopy;                 /* EXTENDED COPY: ILLEGAL REQUEST 20/00 */
+	uint32_t fail_xcopy_nth;       /* the Nth EXTENDED COPY ends in CHECK CONDITION */
+	uint8_t fail_xcopy_key;
+	uint16_t fail_xcopy_asc;
+	void (*on_xcopy)(void);        /* called as each EXTENDED COPY completes (a test's hook) */
 	/* what the plugin did */
 	char portal[300];
 	unsigned int logins, logouts, inquiries, reads, writes, syncs;
 	int contexts;                  /* created, not yet destroyed */
 	int last_timeout;
 	uint64_t read_bytes, write_bytes;
+	unsigned int std_inquiries, xcopies;   /* EXTENDED COPY commands received */
+	int xcopy_lun;                 /* ... the LUN the last one was sent to */
+	uint8_t xcopy_list[512];       /* ... its parameter list */
+	uint32_t xcopy_len;
+	uint64_t xcopy_bytes;          /* bytes its copy manager copied */
 };
 
 extern struct fake_iscsi g_fi;
 
 void fake_iscsi_reset(uint32_t block_size, uint64_t nblocks, const uint8_t desig[16]);
+/* A second LU (LUN lun) on the target, designator desig, zeros. */
+void fake_iscsi_add_lu2(uint16_t lun, const uint8_t desig[16]);
 
 #endif

@@ -20,19 +20,18 @@
 
 #include "fake_iscsi.h"
 #include "harness.h"
+#include "peer_test.h"
 
 /* the remote LU's designator (NAA 6), and one no LU anywhere has */
-static const uint8_t g_rd[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
+const uint8_t g_rd[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
 				  0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a };
 static const uint8_t g_none[16] = { 0x60, 0x01, 0x40, 0x5f, 0xee, 0xd0, 0x01, 0x02,
 				    0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0b };
-#define R_BLOCKS 8192u
-#define PEER_LINE "naa.6001405feed00102030405060708090a iscsi://127.0.0.1:3262/iqn.2026-12.org.test:peer/5 initiator=iqn.2026-12.org.test:cm"
 
 static char g_map[300];
 
 /* The map file with text, mode; owned by root (the harness runs as root). */
-static void
+void
 put_map(const char *text, mode_t mode)
 {
 	char tmp[320];
@@ -52,7 +51,7 @@ put_map(const char *text, mode_t mode)
 }
 
 /* The remote LU fresh, its idle sessions of earlier tests logged out, the map naming it. */
-static bool
+bool
 peer_up(void)
 {
 	char line[400];
@@ -73,7 +72,7 @@ peer_up(void)
 }
 
 /* One segment: n blocks from (src, slba) to (dst, dlba); each CSCD a raw NAA designator. */
-static void
+void
 list_peer(const uint8_t *src, const uint8_t *dst, uint32_t n, uint64_t slba, uint64_t dlba,
 	  uint8_t id)
 {
@@ -96,7 +95,7 @@ list_peer(const uint8_t *src, const uint8_t *dst, uint32_t n, uint64_t slba, uin
 	g_list->seg[0].dst_lba = dlba;
 }
 
-static bool
+bool
 remote_is(uint64_t roff, const char *file, uint64_t off, uint64_t len)
 {
 	uint8_t *b = malloc(len);
@@ -175,6 +174,48 @@ test_peer_restarted(void)
 	CHECK(remote_is(10 * BS, "a.img", 0, 64 * BS));
 	CHECK(g_fi.logins == logins + 1);   /* the dead one dropped, one new login */
 	CHECK(g_fi.contexts == 1);
+}
+
+/*
+ * A pooled session is the map entry's only while the entry's CHAP secret is
+ * the one it logged in with: a new secret in the map is a new login (a wrong
+ * one is refused, 0D/02), not the old session's reuse.
+ */
+static void
+test_peer_secret_changed(void)
+{
+	uint8_t a[16], sense[96];
+	char line[400];
+	unsigned int logins;
+
+	if (!peer_up()) {
+		return;
+	}
+	snprintf(g_fi.chap_user, sizeof(g_fi.chap_user), "cm");
+	snprintf(g_fi.chap_secret, sizeof(g_fi.chap_secret), "secret-one");
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-one\n", PEER_LINE);
+	put_map(line, 0600);
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 64 * BS, 0x5e);
+	list_peer(a, g_rd, 64, 0, 20, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	logins = g_fi.logins;
+	/* the target's secret and the map's change together: one new login, GOOD */
+	snprintf(g_fi.chap_secret, sizeof(g_fi.chap_secret), "secret-two");
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-two\n", PEER_LINE);
+	put_map(line, 0600);
+	fill_pattern("a.img", 0, 64 * BS, 0x6f);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(g_fi.logins == logins + 1);
+	CHECK(remote_is(20 * BS, "a.img", 0, 64 * BS));
+	/* a wrong secret in the map: refused at login although a session is pooled */
+	snprintf(line, sizeof(line), "%s chap_user=cm chap_secret=secret-bad\n", PEER_LINE);
+	put_map(line, 0600);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) != TCMU_STS_OK);
+	CHECK(sense_is(sense, 0x0A, 0x0D02));
+	CHECK(g_fi.logins == logins + 2);
+	g_fi.chap_user[0] = '\0';
+	g_fi.chap_secret[0] = '\0';
 }
 
 /* The 3rd WRITE(16) fails with DATA PROTECT 27/00: 1 MiB written of 2 MiB, sense forwarded. */
@@ -323,6 +364,7 @@ test_peer_map_mode(void)
 const struct ptest g_peer_tests[] = {
 	{ "peer.push_pull", test_peer_push_pull },
 	{ "peer.restarted", test_peer_restarted },
+	{ "peer.secret_changed", test_peer_secret_changed },
 	{ "peer.remote_error", test_peer_remote_error },
 	{ "peer.not_in_map", test_peer_not_in_map },
 	{ "peer.identity", test_peer_identity },

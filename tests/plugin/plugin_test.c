@@ -266,6 +266,93 @@ test_io_concurrent(void)
 	alarm(0);
 }
 
+/*
+ * READ and WRITE go O_DIRECT when buffers, offset and length are aligned
+ * (store_file.c: file_io), through the page cache when not, and the two
+ * paths see each other's bytes; dio=never keeps every one buffered. Counted
+ * by the LU's io_direct_bytes / io_buffered_bytes.
+ */
+#define DIO_LEN (64u << 10)
+
+static void
+dio_fill(uint8_t *b, size_t n, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		b[i] = (uint8_t)(i * 7 + seed);
+	}
+}
+
+static void
+test_io_direct(void)
+{
+	uint64_t d0, b0;
+	uint8_t *w = NULL, *r = NULL;
+	struct tcmur_cmd cmd;
+	struct tcmu_device nd;
+	struct iovec iov[2];
+	char p[512];
+	int fd;
+
+	path_of(p, sizeof(p), "a.img");
+	fd = open(p, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		printf("SKIP io_direct: no O_DIRECT on %s\n", g_tmp);
+		return;
+	}
+	close(fd);
+	memset(&cmd, 0, sizeof(cmd));
+	CHECK(posix_memalign((void **)&w, 4096, 2 * DIO_LEN + 1) == 0);
+	CHECK(posix_memalign((void **)&r, 4096, 2 * DIO_LEN + 1) == 0);
+	/* aligned WRITE in two iovecs, aligned READ: both direct */
+	dio_fill(w, DIO_LEN, 3);
+	iov[0] = (struct iovec){ w, DIO_LEN / 2 };
+	iov[1] = (struct iovec){ w + DIO_LEN / 2, DIO_LEN / 2 };
+	d0 = stat_of("lu_a", "io_direct_bytes");
+	b0 = stat_of("lu_a", "io_buffered_bytes");
+	CHECK(g_handler->write(&g_a, &cmd, iov, 2, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	memset(r, 0, DIO_LEN);
+	iov[0] = (struct iovec){ r, DIO_LEN };
+	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(memcmp(r, w, DIO_LEN) == 0);
+	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 2 * DIO_LEN);
+	CHECK(stat_of("lu_a", "io_buffered_bytes") == b0);
+	/* the file holds the direct WRITE's bytes */
+	CHECK(pread(backing_fd("a.img"), r, DIO_LEN, 8 * DIO_LEN) == DIO_LEN);
+	CHECK(memcmp(r, w, DIO_LEN) == 0);
+	/* a buffer off alignment: buffered WRITE; the direct READ after it sees it */
+	dio_fill(w + 1, DIO_LEN, 11);
+	iov[0] = (struct iovec){ w + 1, DIO_LEN };
+	CHECK(g_handler->write(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == DIO_LEN);
+	memset(r, 0, DIO_LEN);
+	iov[0] = (struct iovec){ r, DIO_LEN };
+	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(memcmp(r, w + 1, DIO_LEN) == 0);
+	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 3 * DIO_LEN);
+	/* a direct WRITE over cached pages; a buffered READ (odd buffer) sees it */
+	dio_fill(w, DIO_LEN, 29);
+	iov[0] = (struct iovec){ w, DIO_LEN };
+	CHECK(g_handler->write(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	iov[0] = (struct iovec){ r + 1, DIO_LEN };
+	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(memcmp(r + 1, w, DIO_LEN) == 0);
+	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 4 * DIO_LEN);
+	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == 2 * DIO_LEN);
+	/* dio=never: the same aligned I/O, buffered */
+	dev_setup(&nd, 93, 93, "lu_nodio", "a.img", "?dio=never", SER_A);
+	CHECK(g_handler->open(&nd, false) == 0);
+	iov[0] = (struct iovec){ w, DIO_LEN };
+	CHECK(g_handler->write(&nd, &cmd, iov, 1, DIO_LEN, 9 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(g_handler->read(&nd, &cmd, iov, 1, DIO_LEN, 9 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(stat_of("lu_nodio", "io_direct_bytes") == 0);
+	CHECK(stat_of("lu_nodio", "io_buffered_bytes") == 2 * DIO_LEN);
+	g_handler->close(&nd);
+	free(w);
+	free(r);
+}
+
 static void
 test_not_handled(void)
 {
@@ -481,6 +568,7 @@ const struct ptest g_core_tests[] = {
 	{ "open_errors", test_open_errors },
 	{ "io_callouts", test_io_callouts },
 	{ "io_concurrent", test_io_concurrent },
+	{ "io_direct", test_io_direct },
 	{ "not_handled", test_not_handled },
 	{ "vpd", test_vpd },
 	{ "xcopy_self", test_xcopy_self },

@@ -80,6 +80,12 @@ grep -qx '# TYPE xcopy_store_copies_total counter' "$T/out" &&
 	grep -qx '# TYPE xcopy_inflight_max gauge' "$T/out" &&
 	grep -q '^# HELP xcopy_store_copies_total RBD to RBD copy calls' "$T/out" && ok ||
 	ko "RBD keys: $(grep store_copies\\\|inflight "$T/out")"
+# delegated_bytes (peer/peer_deleg.c): a counter with its help
+printf 'name d0\npath /x/d0.img\ncommands 1\ndelegated_bytes 16777216\n' >"$T/d0.stats"
+expect "delegated_bytes, Prometheus" 0 - "$XS" -d "$T" -p d0
+grep -qx 'xcopy_delegated_bytes_total{lu="d0",path="/x/d0.img"} 16777216' "$T/out" &&
+	grep -q "^# HELP xcopy_delegated_bytes_total bytes copied by a peer target's copy manager" "$T/out" &&
+	ok || ko "delegated_bytes: $(grep delegated "$T/out")"
 
 # refresh: with a live writer (DIR/writer.pid) xcopy-stat asks it for fresh
 # files (DIR/refresh) and reads them once served; a stand-in writer here

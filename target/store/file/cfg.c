@@ -34,6 +34,7 @@ static const char *const g_clone_opts[] = { "auto", "always", "never" };   /* en
 static const char *const g_cfr_opts[] = { "auto", "never" };               /* enum xt_cfr */
 static const char *const g_xcopy_opts[] = { "engine", "core" };            /* enum xt_xcopy */
 static const char *const g_wb_opts[] = { "early", "late" };                /* wb_late */
+static const char *const g_dio_opts[] = { "auto", "never" };               /* dio_never */
 
 #define CFG_CHOICE(val, names) cfg_choice((val), (names), sizeof(names) / sizeof((names)[0]))
 
@@ -85,6 +86,12 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 			return -EINVAL;
 		}
 		c->wb_late = i == 1;
+	} else if (strncmp(buf, "dio=", 4) == 0) {
+		if ((i = CFG_CHOICE(val, g_dio_opts)) < 0) {
+			xos_why_set(why, whylen, "dio=%s: expected auto or never", val);
+			return -EINVAL;
+		}
+		c->dio_never = i == 1;
 	} else if (strncmp(buf, "fault=", 6) == 0) {
 		/*
 		 * reliability tests only: with the one switch on (base/env.c) the
@@ -95,7 +102,7 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 		return -EINVAL;
 	} else {
 		xos_why_set(why, whylen,
-			"unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, fault)",
+			"unknown option '%s' (known: clone, cfr, xcopy, copy_nice, writeback, dio, fault)",
 			buf);
 		return -EINVAL;
 	}

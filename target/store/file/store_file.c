@@ -47,6 +47,49 @@ file_check(const char *cfgstring, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * The LU's READ and WRITE go O_DIRECT where they can (dio=auto): the kernel
+ * moves the bytes between the TCMU data area and the medium, with no copy
+ * from user memory into the page cache (the cost of a buffered WRITE; tests/
+ * bench/README.md, "The LU as a disk"). A second descriptor, so copies
+ * (clone, copy_file_range, read/write) keep the page cache; the kernel keeps
+ * the two coherent on one inode (a direct write invalidates cached pages, a
+ * direct read writes dirty ones back first). The alignment the file's
+ * filesystem or device asks (statx STATX_DIOALIGN, else its block size);
+ * none where O_DIRECT cannot be opened (tmpfs before Linux 6.6) or with
+ * dio=never.
+ */
+static void
+file_open_direct(struct xt_lu *lu, struct xt_file *f)
+{
+	struct statx sx;
+
+	f->dfd = -1;
+	if (lu->cfg.dio_never) {
+		return;
+	}
+	f->dfd = open(lu->cfg.path, O_RDWR | O_CLOEXEC | O_DIRECT);
+	if (f->dfd < 0) {
+		xt_lu_info(lu, "xcopy: %s: no O_DIRECT (%s): READ and WRITE through "
+		   "the page cache\n", lu->cfg.path, strerror(errno));
+		return;
+	}
+	memset(&sx, 0, sizeof(sx));
+	if (statx(f->dfd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+	    (sx.stx_mask & STATX_DIOALIGN) != 0) {
+		if (sx.stx_dio_mem_align == 0 || sx.stx_dio_offset_align == 0) {
+			close(f->dfd);   /* the file says it takes no direct I/O */
+			f->dfd = -1;
+			return;
+		}
+		f->dio_mem = sx.stx_dio_mem_align;
+		f->dio_off = sx.stx_dio_offset_align;
+	} else {
+		f->dio_mem = f->fs_block;   /* older kernels: what every filesystem takes */
+		f->dio_off = f->fs_block;
+	}
+}
+
 /* Opens cfg.path read-write; *size: its bytes (lu_open.c checks the geometry). */
 static int
 file_open(struct xt_lu *lu, uint64_t *size)
@@ -61,6 +104,7 @@ file_open(struct xt_lu *lu, uint64_t *size)
 		return -ENOMEM;
 	}
 	lu->priv = f;
+	f->dfd = -1;
 	f->fd = open(lu->cfg.path, O_RDWR | O_CLOEXEC);
 	if (f->fd < 0) {
 		rc = -errno;
@@ -77,6 +121,7 @@ file_open(struct xt_lu *lu, uint64_t *size)
 	f->st_dev = st.st_dev;
 	f->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
 	f->fs_block = fstatfs(f->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+	file_open_direct(lu, f);
 	return 0;
 }
 
@@ -103,6 +148,9 @@ file_close(struct xt_lu *lu)
 	if (f->fd >= 0) {
 		close(f->fd);
 	}
+	if (f->dfd >= 0) {
+		close(f->dfd);
+	}
 	free(f);
 	lu->priv = NULL;
 }
@@ -118,10 +166,52 @@ file_size(struct xt_lu *lu, uint64_t *bytes)
 	return backing_size(xt_file(lu)->fd, &st, bytes);
 }
 
+/*
+ * Can io go O_DIRECT: an initiator's READ or WRITE, every buffer, the offset
+ * and the length aligned as the file asks?
+ */
+static bool
+file_io_direct(const struct xt_file *f, const struct xt_io *io)
+{
+	size_t i;
+
+	if (f->dfd < 0 || !io->own || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {
+		return false;
+	}
+	for (i = 0; i < io->cnt; i++) {
+		if ((uintptr_t)io->iov[i].iov_base % f->dio_mem != 0 ||
+		    io->iov[i].iov_len % f->dio_off != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A direct READ or WRITE that the kernel refuses (EINVAL: an alignment the
+ * statx answer did not tell) is done again, whole, through the page cache;
+ * what part of it had moved is moved again, the same bytes to the same place.
+ */
 static int
 file_io(struct xt_lu *lu, const struct xt_io *io)
 {
-	return xt_iov_io(xt_file(lu)->fd, io);
+	const struct xt_file *f = xt_file(lu);
+	int rc;
+
+	if (file_io_direct(f, io)) {
+		rc = xt_iov_io(f->dfd, io);
+		if (rc != -EINVAL) {
+			if (rc == 0) {
+				XT_STAT_ADD(lu, io_direct_bytes, io->len);
+			}
+			return rc;
+		}
+	}
+	rc = xt_iov_io(f->fd, io);
+	if (rc == 0 && io->own) {
+		XT_STAT_ADD(lu, io_buffered_bytes, io->len);
+	}
+	return rc;
 }
 
 static int
@@ -224,6 +314,7 @@ file_snap_view(const struct xt_lu *like, int fd)
 	v->lu.priv = &v->f;
 	v->lu.cfg = like->cfg;
 	v->f.fd = fd;
+	v->f.dfd = -1;   /* a token's snapshot: read by copies only */
 	v->f.fs_block = xt_file(like)->fs_block;
 	v->f.st_dev = st.st_dev;
 	v->f.st_ino = st.st_ino;

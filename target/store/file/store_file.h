@@ -32,6 +32,9 @@ extern const struct xt_store_ops xt_store_file;
 /* A file LU's store state (lu->priv, store_file.c): the backing file. */
 struct xt_file {
 	int fd;                           /* -1: not open */
+	int dfd;                          /* the same file O_DIRECT (READ/WRITE), -1: none */
+	uint32_t dio_mem;                 /* O_DIRECT alignment of buffers ... */
+	uint32_t dio_off;                 /* ... and of offsets and lengths (bytes) */
 	dev_t st_dev;                     /* device and inode (block device: its rdev): */
 	ino_t st_ino;                     /* ... same-file and same-fs checks */
 	uint32_t fs_block;                /* clone alignment of the file's filesystem */

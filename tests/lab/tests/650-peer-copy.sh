@@ -8,6 +8,10 @@
 # sg_xcopy needs both LUs local):
 #   push X -> P and pull P -> X, 4 MiB and 2 MiB, bytes compared with the
 #     backing files; P's fabric counters show the copy went over iSCSI
+#   LID4 (83h/01h) push X -> P: GOOD, bytes compared, RECEIVE COPY STATUS
+#     (LID4) completed, 1 MiB, 1 segment; with P write-protected for the copy
+#     manager's ACL: COPY ABORTED 0D/01 (P's DATA PROTECT forwarded), RCS
+#     (LID4) completed with errors, 0 bytes, the sense held
 #   a designator neither here nor in the map: COPY ABORTED 08/04, no login
 #   a map entry whose target's ACL refuses the initiator: COPY ABORTED 0D/02,
 #     P2 unchanged
@@ -74,6 +78,24 @@ xcopy() {
 	sg_raw -s 108 -i "$W/list" "$sgx" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$W/out" 2>&1
 }
 same() { cmp -s -i "$2:$4" -n "$5" "$1" "$3"; }
+# xcopy4 ID SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : the same as LID4
+#   (83h SA 01h, 48-byte header, LIST ID USAGE 00b: results held under ID)
+xcopy4() {
+	local s d hex id=$1 n=$4 sl=$5 dl=$6
+	s=$(naa "$2")
+	d=$(naa "$3")
+	hex=$(
+		printf '01%030d %08d%08x %036d 0040001c0000' 0 0 "$id" 0
+		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done
+		printf '02000018 00000001 0000%04x %016x%016x' "$n" "$sl" "$dl"
+	)
+	hex=${hex// /}
+	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
+	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$W/list4"
+	sg_raw -s 140 -i "$W/list4" "$sgx" 83 01 00 00 00 00 00 00 00 00 00 00 00 8c 00 00 >"$W/out" 2>&1
+}
+field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'; }
+XCB=$LAB_BUILD/bench/xcbench
 
 fab0=$(lab_fabric_mb "$p")
 # push: X [0, 4 MiB) -> P [1 MiB, 5 MiB)
@@ -86,6 +108,30 @@ fab=$(($(lab_fabric_mb "$p") - fab0))
 lab_check "P's iSCSI LU moved the 6 MiB ($fab MiB)" test "$fab" -ge 6
 lab_check "the plugin logged the peer" grep -q "copy with peer LU peer:$IQN_P/0" \
 	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
+
+# LID4: push X [0, 1 MiB) -> P [5 MiB, 6 MiB), results held
+lab_check "LID4 push X -> P: GOOD" xcopy4 $((0x65000004)) "$SER_X" "$SER_P" 2048 0 10240
+lab_check "LID4 push: P's blocks are X's" same "$W/p.img" $((5 * MB)) "$W/x.img" 0 $((1 * MB))
+st=$("$XCB" rcs4 "$sgx" 0x65000004 | tail -1)
+lab_msg "RCS(LID4) 0x65000004: $st"
+lab_check "RCS(LID4): completed (01h), 1048576 bytes, 1 segment" \
+	test "$(field op_status <<<"$st") $(field bytes <<<"$st") $(field segs <<<"$st")" = "0x01 1048576 1"
+# P write-protected for the copy manager: its WRITE fails, DATA PROTECT forwarded
+WP=$LAB_CFS/iscsi/$IQN_P/tpgt_1/acls/$CM/lun_0/write_protect
+cp "$W/p.img" "$W/p.orig"
+echo 1 >"$WP"
+lab_check_fails "LID4 push to a write-protected P: refused" \
+	xcopy4 $((0x65000005)) "$SER_X" "$SER_P" 2048 2048 10240
+echo 0 >"$WP"
+lab_msg "$(cat "$W/out")"
+lab_check "... COPY ABORTED, third party device failure (0D/01)" \
+	grep -qi "third party device failure" "$W/out"
+lab_check "... P unchanged" cmp -s "$W/p.img" "$W/p.orig"
+st=$("$XCB" rcs4 "$sgx" 0x65000005 | tail -1)
+lab_msg "RCS(LID4) 0x65000005: $st"
+lab_check "RCS(LID4): completed with errors (02h), CHECK CONDITION, 0 bytes, sense held" \
+	test "$(field op_status <<<"$st") $(field cmd_status <<<"$st") $(field bytes <<<"$st")" = \
+	"0x02 2 0" -a "$(field sense_len <<<"$st")" -ge 18
 
 # a designator no LU has and the map does not name
 cp "$W/x.img" "$W/x.orig"

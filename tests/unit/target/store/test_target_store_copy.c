@@ -468,7 +468,7 @@ fault_store_gateway_io(void)
 	const struct xt_store_ops *w = xt_store_faulty(&g_mem);
 	struct lu *f = lu_make(&xt_store_file, 17), *m = lu_make(&g_mem, 18);
 	const struct iovec v = { g_b0, 4096 };
-	const struct xt_io own = { &v, 1, 4096, 0, true, 0, NULL };
+	const struct xt_io own = { &v, 1, 4096, 0, true, 0, NULL, true };
 	struct xt_copy_acct a;
 	uint64_t done;
 	bool at_dst;

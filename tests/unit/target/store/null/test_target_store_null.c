@@ -101,7 +101,7 @@ io(struct xt_lu *lu, uint8_t *a, size_t alen, uint8_t *b, size_t blen, size_t le
    bool wr)
 {
 	struct iovec v[2] = { { a, alen }, { b, blen } };
-	const struct xt_io x = { v, 2, len, off, wr, 0, NULL };
+	const struct xt_io x = { v, 2, len, off, wr, 0, NULL, true };
 
 	return xt_store_null.io(lu, &x);
 }
