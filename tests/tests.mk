@@ -15,7 +15,7 @@ UT_SAN_OBJS += $(BUILD)/san/target/cmds/cmds.o
 # tests/unit/fakes/target_stubs.c stands in for the runner's side of a LU (ut_lu_host)
 UT_SAN_OBJS += $(addprefix $(BUILD)/san/target/,store/file/cfg.o store/null/store_null.o fault/fault.o base/env.o base/log.o \
 	base/stats.o base/naa.o tcmu/sbc_check.o tcmu/runner.o tcmu/tcmu_cmd.o lio/access.o \
-	lio/nexus.o tokens/tokens.o peer/peer_map.o peer/peer_load.o cm/held.o cm/async.o cm/async_parse.o cm/cm_limits.o)
+	lio/nexus.o lio/settings.o tokens/tokens.o peer/peer_map.o peer/peer_load.o cm/held.o cm/async.o cm/async_parse.o cm/cm_limits.o)
 # xos_now_ms goes through tests/unit/fakes/fake_clock.c: the token and held
 # result suites move time instead of sleeping (the real clock unless frozen)
 UT_WRAP := -Wl,--wrap=xos_now_ms

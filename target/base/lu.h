@@ -133,6 +133,22 @@ struct xt_stats {
 	uint64_t io_buffered_bytes; /* ... through the page cache */
 };
 
+/*
+ * The LU's TCMU settings that bound its ordinary READ/WRITE throughput, from
+ * configfs at open (lio/settings.c; 0: unreadable), and which of them cap it
+ * against the settings the project gives its LUs (XT_CAP_*). Read-only once
+ * open; the stats file shows them.
+ */
+#define XT_CAP_MAX_SECTORS 1u         /* a command carries less than 1 MiB */
+#define XT_CAP_DATA_AREA 2u           /* the data area holds fewer than hw_queue_depth of them */
+struct xt_lu_settings {
+	uint32_t hw_max_sectors;      /* attrib/hw_max_sectors: blocks per command */
+	uint32_t hw_block_size;       /* attrib/hw_block_size */
+	uint32_t max_data_area_mb;    /* attrib/max_data_area_mb */
+	uint32_t hw_queue_depth;      /* attrib/hw_queue_depth */
+	unsigned int caps;            /* XT_CAP_* */
+};
+
 struct xt_cm_lu;                  /* cm/cm.h */
 struct xt_store_ops;               /* below */
 struct xt_lu_host;                 /* below */
@@ -156,6 +172,7 @@ struct xt_lu {
 	uint32_t cmd_time_out;
 	uint32_t cmd_time_out_gen;
 	uint64_t cmd_time_out_read_ms;
+	struct xt_lu_settings settings;   /* lio/settings.c at open */
 	struct xt_cfg cfg;                /* the cfgstring (file: cfg.c, RBD: store_rbd.c) */
 
 	/* store: what holds the LU's blocks (store/), set at open */

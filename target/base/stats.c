@@ -87,6 +87,30 @@ xt_stat_max(uint64_t *field, uint64_t v)
 	}
 }
 
+/*
+ * The LU's settings that bound its throughput (lio/settings.c, at open):
+ * each one configfs gave, and "caps": those that cap it, or "-".
+ */
+static void
+stats_put_settings(FILE *f, const struct xt_lu_settings *st)
+{
+	if (st->hw_max_sectors != 0) {
+		fprintf(f, "hw_max_sectors %u\n", st->hw_max_sectors);
+	}
+	if (st->hw_block_size != 0) {
+		fprintf(f, "hw_block_size %u\n", st->hw_block_size);
+	}
+	if (st->max_data_area_mb != 0) {
+		fprintf(f, "max_data_area_mb %u\n", st->max_data_area_mb);
+	}
+	if (st->hw_queue_depth != 0) {
+		fprintf(f, "hw_queue_depth %u\n", st->hw_queue_depth);
+	}
+	fprintf(f, "caps %s%s%s\n", (st->caps & XT_CAP_MAX_SECTORS) != 0 ? "hw_max_sectors" : "",
+		st->caps == (XT_CAP_MAX_SECTORS | XT_CAP_DATA_AREA) ? "," : "",
+		(st->caps & XT_CAP_DATA_AREA) != 0 ? "max_data_area_mb" : st->caps == 0 ? "-" : "");
+}
+
 /* Write lu's file from s (caller holds g_mu). */
 static bool
 stats_put(const struct xt_lu *lu, const struct xt_stats *s)
@@ -131,6 +155,7 @@ stats_put(const struct xt_lu *lu, const struct xt_stats *s)
 		(unsigned long long)s->ws_cuts, (unsigned long long)s->ws_busy,
 		(unsigned long long)s->wt_syncs, (unsigned long long)s->io_direct_bytes,
 		(unsigned long long)s->io_buffered_bytes, (unsigned long long)s->delegated_bytes);
+	stats_put_settings(f, &lu->settings);
 	if (fclose(f) != 0) {
 		unlink(tmp);
 		return false;

@@ -306,9 +306,8 @@ xt_access_check(const char *root, const char *dev_a, const char *dev_b, char *wh
 /* Conditions of the command table (cmds/cmds.h, asked by tcmu/)            */
 /* ------------------------------------------------------------------------ */
 
-/* Integer in file dir/name, or def if it cannot be read. */
-static long
-read_long(const char *dir, const char *name, long def)
+long
+xt_lio_read_long(const char *dir, const char *name, long def)
 {
 	char p[PATH_MAX], buf[32];
 	ssize_t n;
@@ -381,7 +380,8 @@ xt_lio_pr(const struct xt_lu *lu)
 	 * passed through (attrib/pgr_support 0) or disabled (emulate_pr 0).
 	 */
 	return lu->cfs_path[0] != '\0' && path_join(attrib, lu->cfs_path, "attrib") &&
-	       read_long(attrib, "pgr_support", 0) == 1 && read_long(attrib, "emulate_pr", 0) == 1;
+	       xt_lio_read_long(attrib, "pgr_support", 0) == 1 &&
+	       xt_lio_read_long(attrib, "emulate_pr", 0) == 1;
 }
 
 uint32_t

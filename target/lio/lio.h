@@ -2,7 +2,8 @@
 /*
  * What LIO's configfs says about the LUs of this process: the cross-LU
  * access rule and the LU's state for the command table (access.c), the
- * command timeout, and the sessions that can reach a LU (nexus.c).
+ * command timeout, the settings that bound its throughput (settings.c),
+ * and the sessions that can reach a LU (nexus.c).
  */
 #ifndef TARGET_LIO_H
 #define TARGET_LIO_H
@@ -65,6 +66,36 @@ uint32_t xt_cmd_time_out_follow(struct xt_lu *lu);
  */
 bool xt_lio_alua(const struct xt_lu *lu);
 bool xt_lio_pr(const struct xt_lu *lu);
+/* access.c: the integer in file dir/name, or def if it cannot be read */
+long xt_lio_read_long(const char *dir, const char *name, long def);
+
+/* ------------------------------------------------------------------------ */
+/* The LU's settings that bound its throughput (settings.c)                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What the project creates its LUs with (docs/target-setup.md, "LU
+ * settings"): commands of 1 MiB (hw_max_sectors 2048 of 512 bytes; the
+ * kernel's default 128 makes a 1 MiB READ 16 commands through the TCMU
+ * ring), and a data area that holds hw_queue_depth of them (128 x 1 MiB).
+ */
+#define XT_LU_CMD_BYTES (1024u * 1024u)
+#define XT_LU_HW_MAX_SECTORS 2048u
+#define XT_LU_MAX_DATA_AREA_MB 128u
+
+/* s->caps (XT_CAP_*) from s's values; a value 0 (unknown) caps nothing */
+void xt_lu_settings_judge(struct xt_lu_settings *s);
+/*
+ * The log line for one cap of s (XT_CAP_*): the setting, what it costs,
+ * the value to set and the command that sets it (ends in \n). Its length.
+ */
+int xt_lu_settings_advice(const struct xt_lu_settings *s, unsigned int cap, const char *lu,
+			  char *buf, size_t n);
+/*
+ * At open: lu->settings from configfs (lu->cfs_path/attrib/), judged; one
+ * warning in the runner's log per cap (once per LU: open is once per LU).
+ */
+void xt_lio_settings(struct xt_lu *lu);
 
 /* ------------------------------------------------------------------------ */
 /* Sessions of a LU (lio/nexus.c fills the set)                             */

@@ -223,6 +223,7 @@ xt_handler_open(struct tcmu_device *dev, bool reopen)
 	tcmu_dev_set_write_cache_enabled(dev, lu->ops->page_cache);
 	tcmur_dev_set_private(dev, lu);
 	xt_registry_add(lu);   /* file and RBD LUs: copy sources and destinations */
+	xt_lio_settings(lu);   /* hw_max_sectors & co.: a warning per one that caps throughput */
 	xt_stats_open(lu);   /* the file now, then the stats writer's */
 	tcmu_dev_info(dev, "xcopy: %s opened (%llu bytes, LU %s, clone=%s cfr=%s xcopy=%s, "
 		      "cmd_time_out %u s)\n",

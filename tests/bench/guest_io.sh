@@ -5,7 +5,8 @@
 # /dev/sdX, the same rows for every target, one target at a time, each on
 # its own backing file of BENCH_IO_SIZE bytes (pseudo-random data, written
 # first) on one XFS store (reflink=0) in guest RAM:
-#   xcopy      user:xcopy, the file store (the LU's defaults, as lab_user_create)
+#   xcopy      user:xcopy, the file store (the LU settings lab_user_create
+#              gives: hw_max_sectors=2048, max_data_area_mb=128)
 #   null       user:xcopy on the null store (xcopy/null/SIZE): no medium, the
 #              TCMU floor (the ring, the runner, the plugin's dispatch)
 #   fileio     LIO fileio, fd_buffered_io=1 (targetcli's write-back default)
@@ -14,9 +15,10 @@
 #   limit      no LU: fio on the backing file itself in the guest (O_DIRECT
 #              on XFS): the store's own limit
 # BENCH_IO_TARGETS adds or drops targets; also xcopy-tuned and null-tuned
-# (hw_max_sectors=8192, max_data_area_mb=256), and xcopy-buffered (the file
-# store with dio=never: READ and WRITE through the page cache, as before
-# O_DIRECT). Writes:
+# (hw_max_sectors=8192, max_data_area_mb=256), xcopy-kdef and null-kdef (the
+# kernel's defaults: hw_max_sectors=128, max_data_area_mb=1024), and
+# xcopy-buffered (the file store with dio=never: READ and WRITE through the
+# page cache, as before O_DIRECT). Writes:
 #   io.csv     one line per target and row (fio's JSON through fio_csv.py)
 #   io-lus.txt each target's LU and disk settings (configfs attrib, sd queue)
 #   io/*.json  fio's own output
@@ -25,6 +27,7 @@ IO_SECS=${BENCH_IO_SECS:-5}
 IO_RAMP=${BENCH_IO_RAMP:-1}
 IO_TARGETS=${BENCH_IO_TARGETS:-xcopy null fileio fileio-wt iblock limit}
 IO_TUNED="hw_max_sectors=8192,max_data_area_mb=256"
+IO_KDEF="hw_max_sectors=128,max_data_area_mb=1024"
 IO_PY=/usr/bin/python3   # Debian's (the caller's PATH may name a python of its own)
 [ -x "$IO_PY" ] || IO_PY=python3
 IO_HEADER=target,row,rw,bs,qd,secs,r_iops,r_mbs,r_p50_us,r_p99_us,r_p999_us,w_iops,w_mbs,w_p50_us,w_p99_us,w_p999_us,errors,cpu_busy_pct,cpu_window_s,clk_tck,cpu_busy_ticks
@@ -134,18 +137,18 @@ io_target() {
 	local t=$1 file=$W/io/$1.img so='' dev='' loopdev='' spec extra=''
 	log "io: $t"
 	case "$t" in
-	null | null-tuned) ;;
+	null | null-tuned | null-kdef) ;;
 	*)
 		truncate -s "$IO_SIZE" "$file"
 		"$XCB" fill "$file" 0 "$IO_SIZE" 7 >/dev/null
 		sync
 		;;
 	esac
-	case "$t" in *-tuned) extra=$IO_TUNED ;; esac
+	case "$t" in *-tuned) extra=$IO_TUNED ;; *-kdef) extra=$IO_KDEF ;; esac
 	case "$t" in
-	xcopy | xcopy-tuned) so=$(lab_user_create "io${t//-/}" xcopy "$file" "$IO_SIZE" "" "$extra") ;;
+	xcopy | xcopy-tuned | xcopy-kdef) so=$(lab_user_create "io${t//-/}" xcopy "$file" "$IO_SIZE" "" "$extra") ;;
 	xcopy-buffered) so=$(lab_user_create "io${t//-/}" xcopy "$file?dio=never" "$IO_SIZE" "" "$extra") ;;
-	null | null-tuned) so=$(lab_user_create "io${t//-/}" xcopy "null/$IO_SIZE" "$IO_SIZE" "" "$extra") ;;
+	null | null-tuned | null-kdef) so=$(lab_user_create "io${t//-/}" xcopy "null/$IO_SIZE" "$IO_SIZE" "" "$extra") ;;
 	fileio) so=$(io_fileio "io${t//-/}" "$file" 1) ;;
 	fileio-wt) so=$(io_fileio "io${t//-/}" "$file" 0) ;;
 	iblock)

@@ -203,8 +203,10 @@ def plot_newfile(out, pdir, title):
 
 
 IO_TARGETS = [("xcopy", "user:xcopy (file store)", "#1f77b4"),
+              ("xcopy-kdef", "user:xcopy kernel defaults", "#c5b0d5"),
               ("xcopy-tuned", "user:xcopy tuned", "#aec7e8"),
               ("null", "TCMU floor (null store)", "#2ca02c"),
+              ("null-kdef", "TCMU floor kernel defaults", "#dbdb8d"),
               ("null-tuned", "TCMU floor tuned", "#98df8a"),
               ("fileio-wt", "LIO fileio write-through", "#ff7f0e"),
               ("iblock", "LIO iblock (loop)", "#9467bd"),

@@ -1,16 +1,20 @@
 """The io rows of bench.md: io.csv from tests/bench/guest_io.sh (the LU as a disk)."""
 from bench_csv import csv_rows
 
-TARGETS = [("xcopy", "user:xcopy (file store)"),
+TARGETS = [("xcopy", "user:xcopy (file store; hw_max_sectors=2048, max_data_area_mb=128)"),
+           ("xcopy-kdef", "user:xcopy, the kernel's defaults (hw_max_sectors=128, max_data_area_mb=1024)"),
            ("xcopy-tuned", "user:xcopy, hw_max_sectors=8192, max_data_area_mb=256"),
            ("null", "TCMU floor: user:xcopy on the null store"),
+           ("null-kdef", "TCMU floor, the kernel's defaults"),
            ("null-tuned", "TCMU floor, hw_max_sectors=8192, max_data_area_mb=256"),
            ("fileio", "LIO fileio, fd_buffered_io=1 (targetcli's default)"),
            ("fileio-wt", "LIO fileio, fd_buffered_io=0 (write-through)"),
            ("iblock", "LIO iblock on a loop device"),
            ("limit", "store limit: fio O_DIRECT on the backing file")]
-SHORT = {"xcopy": "user:xcopy", "xcopy-tuned": "user:xcopy tuned", "null": "TCMU floor (null)",
-         "null-tuned": "floor tuned", "fileio": "LIO fileio", "fileio-wt": "fileio write-through",
+SHORT = {"xcopy": "user:xcopy", "xcopy-kdef": "user:xcopy kernel defaults",
+         "xcopy-tuned": "user:xcopy tuned", "null": "TCMU floor (null)",
+         "null-kdef": "floor kernel defaults", "null-tuned": "floor tuned", "fileio": "LIO fileio",
+         "fileio-wt": "fileio write-through",
          "iblock": "iblock (loop)", "limit": "store limit"}
 GIB = 1 << 30
 

@@ -104,11 +104,20 @@ lab_fileio_create() {
 	echo "$so"
 }
 
+# The LU settings every user LU the project creates gets (docs/target-setup.md,
+# "LU settings"): 1 MiB commands (hw_max_sectors 2048 of 512 bytes: sd's
+# max_sectors_kb 1024 instead of the kernel default's 64) and a data area
+# that holds TCMU's queue depth (hw_queue_depth 128) of them (128 MiB,
+# instead of 1024 MiB). Written to control before enable; EXTRA_CONTROL
+# (after it) overrides, e.g. "hw_max_sectors=128,max_data_area_mb=1024" for
+# the kernel's defaults.
+LAB_USER_CONTROL=${LAB_USER_CONTROL-hw_max_sectors=2048,max_data_area_mb=128}
+
 # lab_user_create NAME SUBTYPE CFGSTRING SIZE [SERIAL] [EXTRA_CONTROL]
-#   TCMU backstore user:SUBTYPE (control dev_config=SUBTYPE/CFGSTRING), opened
-#   by tcmu-runner's handler for SUBTYPE; enable fails if the handler's open
-#   fails. CFGSTRING must not contain ','. EXTRA_CONTROL: e.g.
-#   "hw_max_sectors=1024". Prints the configfs path.
+#   TCMU backstore user:SUBTYPE (control dev_config=SUBTYPE/CFGSTRING, then
+#   $LAB_USER_CONTROL), opened by tcmu-runner's handler for SUBTYPE; enable
+#   fails if the handler's open fails. CFGSTRING must not contain ','.
+#   EXTRA_CONTROL: e.g. "hw_max_sectors=1024". Prints the configfs path.
 lab_user_create() {
 	local name=$1 subtype=$2 cfg=$3 size serial=${5:-} extra=${6:-} so
 	size=$(lab_size_bytes "$4")
@@ -118,6 +127,7 @@ lab_user_create() {
 	so=$LAB_CFS/core/user_$(lab__next_hba)/$name
 	mkdir -p "$so" || return 1
 	echo "dev_config=$subtype/$cfg,dev_size=$size" >"$so/control" || return 1
+	[ -z "$LAB_USER_CONTROL" ] || echo "$LAB_USER_CONTROL" >"$so/control" || return 1
 	[ -z "$extra" ] || echo "$extra" >"$so/control" || return 1
 	lab__set_serial "$so" "$serial" || return 1
 	echo 1 >"$so/enable" ||

@@ -25,6 +25,8 @@ LOOP=naa.5001405c0ffee001
 X0_WWN=5c0ffee0-0230-4000-8000-000000000000
 X1_WWN=5c0ffee1-0230-4000-8000-000000000000
 URL=iscsi://127.0.0.1/$IQN
+# the LU settings (docs/target-setup.md, "LU settings"), as targetcli takes them
+TC_SETTINGS=(hw_max_sectors=2048 control=max_data_area_mb=128)
 
 tc_installed=0
 # tc_leave : the EXIT trap of both parts: the lab's own stack back
@@ -71,7 +73,8 @@ if len(sys.argv) > 1 and sys.argv[1]:
 else:
     from rtslib_fb import RTSRoot
     d = RTSRoot().dump()
-so = sorted(({k: o.get(k) for k in ("plugin", "name", "config", "size", "wwn")}
+so = sorted(({k: o.get(k) for k in ("plugin", "name", "config", "size", "wwn", "hw_max_sectors",
+                                     "control")}
              for o in d.get("storage_objects", [])), key=lambda o: (o["plugin"], o["name"]))
 tg = []
 for t in sorted(d.get("targets", []), key=lambda t: (t["fabric"], t["wwn"])):

@@ -141,6 +141,16 @@ tcmu_dev_get_write_cache_enabled(struct tcmu_device *dev)
 	return dev->write_cache;
 }
 
+char g_warns[4096];
+int g_warn_count;
+
+void
+fake_warn_reset(void)
+{
+	g_warns[0] = '\0';
+	g_warn_count = 0;
+}
+
 static void
 log_msg(const char *lvl, struct tcmu_device *dev, const char *fn, const char *fmt, va_list ap)
 {
@@ -149,6 +159,13 @@ log_msg(const char *lvl, struct tcmu_device *dev, const char *fn, const char *fm
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (lvl[0] == 'E') {
 		snprintf(g_last_err, sizeof(g_last_err), "%s", buf);
+	}
+	if (lvl[0] == 'W') {
+		/* the warnings since the last fake_warn_reset, one after the other */
+		size_t used = strlen(g_warns);
+
+		snprintf(g_warns + used, sizeof(g_warns) - used, "%s", buf);
+		g_warn_count++;
 	}
 	if (g_verbose) {
 		fprintf(stderr, "  [%s %s %s] %s", lvl, dev != NULL ? dev->uio : "-", fn, buf);

@@ -29,6 +29,9 @@ void fake_wwn_release(struct tcmu_device *dev);
 
 extern struct tcmur_handler *g_handler;   /* set by tcmur_register_handler */
 extern char g_last_err[1024];             /* last tcmu_err_message text */
+extern char g_warns[4096];                /* tcmu_warn_message texts since fake_warn_reset */
+extern int g_warn_count;                  /* ... and how many */
+void fake_warn_reset(void);
 extern int g_verbose;
 
 #endif

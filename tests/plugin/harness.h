@@ -117,6 +117,8 @@ void test_fault_delay(void);
 void test_fault_cfgstring(void);
 /* null_test.c */
 void test_null_store(void);
+/* settings_test.c */
+void test_lu_settings(void);
 /* rsoc_test.c */
 void test_rsoc(void);
 void test_rsoc_one(void);

@@ -591,6 +591,7 @@ const struct ptest g_core_tests[] = {
 	{ "fault_delay", test_fault_delay },
 	{ "fault_cfgstring", test_fault_cfgstring },
 	{ "null_store", test_null_store },
+	{ "lu_settings", test_lu_settings },
 	{ "rsoc", test_rsoc },
 	{ "rsoc_one", test_rsoc_one },
 	{ "closed_lu_unreachable", test_closed_lu_unreachable },

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/scripts/test-xcopy-stat.sh [XCOPY_STAT]: scripts/xcopy-stat against
 # stats files with known values (tests/scripts/xcopy-stat/*.stats: two
-# well-formed LUs, one with a key this version does not know and a path
+# well-formed LUs, one with a key this version does not know, the LU settings and a path
 # needing label escaping, one of junk lines), both output formats compared
 # byte for byte with the expected files; options, LU selection, exit codes.
 set -euo pipefail
@@ -30,6 +30,17 @@ expect() {
 expect "table of every LU" 0 "$FX/table.expected" "$XS" -d "$FX"
 expect "Prometheus text format" 0 "$FX/prom.expected" "$XS" -d "$FX" --prometheus
 expect "-p = --prometheus, --dir=" 0 "$FX/prom.expected" "$XS" -p "--dir=$FX"
+# the LU settings (b1 has them: not counter columns above, a table of their own, gauges)
+expect "settings of every LU (-s)" 0 "$FX/settings.expected" "$XS" -d "$FX" -s
+expect "--settings = -s" 0 "$FX/settings.expected" "$XS" --settings -d "$FX"
+expect "settings of one LU" 0 - "$XS" -d "$FX" -s b1
+read -r -a row < <(sed -n 2p "$T/out")
+[ "${row[*]:0:7}" = "b1 128 512 64 128 64 hw_max_sectors,max_data_area_mb" ] && ok || ko "b1's settings: ${row[*]}"
+expect "settings, Prometheus" 0 - "$XS" -d "$FX" -p b1
+grep -qxF 'xcopy_hw_max_sectors{lu="b1",path="/srv/dir \"q\"\\b1.img"} 128' "$T/out" &&
+	grep -qx '# TYPE xcopy_max_data_area_mb gauge' "$T/out" &&
+	grep -q 'xcopy_capped{lu="b1",.*setting="max_data_area_mb"} 1$' "$T/out" && ok ||
+	ko "b1's settings (prom): $(grep -e hw_max -e capped "$T/out")"
 expect "XCOPY_STATS_DIR is the default folder" 0 "$FX/table.expected" env XCOPY_STATS_DIR="$FX" "$XS"
 # one LU named: its row only (header + x0's row of the full table; the
 # columns are those of the files read, so compare x0's values, not widths)

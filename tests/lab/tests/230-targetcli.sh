@@ -6,8 +6,10 @@
 #     packaged handler folder, in the guest's overlay only); the lab's own
 #     tcmu-runner is replaced by /usr/bin/tcmu-runner without options on a
 #     system bus (dbus-daemon --system);
-#   - `targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=...`
-#     gives a working LU; a bad option and a missing backing file are refused
+#   - `targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=...
+#     hw_max_sectors=2048 control=max_data_area_mb=128` (the LU settings of
+#     docs/target-setup.md) gives a working LU with those settings, which the
+#     plugin finds capping nothing (xcopy-stat -s); a bad option and a missing backing file are refused
 #     by targetcli with the plugin's reason (check_config over D-Bus) and
 #     nothing is created;
 #   - exported by targetcli through tcm_loop and through iSCSI with an ACL:
@@ -15,7 +17,8 @@
 #     (iSCSI, as the ACL'd initiator), data compared; another initiator is
 #     refused;
 #   - `targetcli saveconfig`; the saved file matches configs/targetcli/
-#     saveconfig.json (LUs, wwns, cfgstrings, targets, LUNs, ACLs, portals);
+#     saveconfig.json (LUs, wwns, cfgstrings, LU settings, targets, LUNs,
+#     ACLs, portals);
 #   - a new boot: the saved file, the backing files and the pattern go to the
 #     read-write results share, and tests/lab/tests/next-boot/230-targetcli-restore.sh
 #     runs in a second boot of the lab (lab_next_boot): `targetctl restore`
@@ -44,8 +47,8 @@ truncate -s 1G "$W/x0.img" "$W/x1.img"
 lab_random "$W/pat" $((4 * MB))
 
 # --- create, refuse --------------------------------------------------------------
-lab_check "targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=$W/x0.img?clone=auto" \
-	tcli /backstores/user:xcopy create name=x0 size=1G "cfgstring=$W/x0.img?clone=auto" wwn=$X0_WWN
+lab_check "targetcli /backstores/user:xcopy create name=x0 size=1G cfgstring=$W/x0.img?clone=auto ${TC_SETTINGS[*]}" \
+	tcli /backstores/user:xcopy create name=x0 size=1G "cfgstring=$W/x0.img?clone=auto" wwn=$X0_WWN "${TC_SETTINGS[@]}"
 so0=$(so_of x0) || so0=none
 lab_check "x0 is a user:xcopy SO, enabled, opened by the plugin (stats file)" \
 	bash -c "grep -qx 1 $so0/enable && grep -q 'xcopy/$W/x0.img' $so0/info && grep -qx 'name x0' $XT_STATS_DIR/x0.stats"
@@ -59,7 +62,7 @@ lab_check_fails "... and nothing was created" so_of bad
 
 # the rest in one targetcli session (each targetcli start costs seconds here)
 out=$(tcli <<EOF
-/backstores/user:xcopy create name=x1 size=1G cfgstring=$W/x1.img?clone=auto wwn=$X1_WWN
+/backstores/user:xcopy create name=x1 size=1G cfgstring=$W/x1.img?clone=auto wwn=$X1_WWN ${TC_SETTINGS[*]}
 /backstores/user:xcopy create name=bad2 size=1G cfgstring=$W/missing.img
 /loopback create $LOOP
 /loopback/$LOOP/luns create /backstores/user:xcopy/x0
@@ -77,6 +80,19 @@ so1=$(so_of x1) || so1=none
 lab_check "x1 created; tcm_loop $LOOP and iSCSI $IQN with both LUNs and an ACL for $INIT" \
 	test -d "$so1" -a -e "$LAB_CFS/loopback/$LOOP/tpgt_1/lun/lun_1" -a -e "$LAB_CFS/iscsi/$IQN/tpgt_1/lun/lun_1" \
 	-a -d "$LAB_CFS/iscsi/$IQN/tpgt_1/acls/$INIT/lun_1"
+settings_landed() { # configfs has them; the plugin read them and finds nothing capping
+	local so lu s
+	for so in "$so0" "$so1"; do
+		[ "$(cat "$so/attrib/hw_max_sectors")/$(cat "$so/attrib/max_data_area_mb")" = 2048/128 ] || return 1
+	done
+	s=$("$LAB_REPO/scripts/xcopy-stat" -s x0 x1) || return 1
+	echo "$s"
+	for lu in x0 x1; do
+		grep -Eq "^$lu +2048 +512 +128 +128 +1024 +- " <<<"$s" || return 1
+	done
+}
+lab_check "x0, x1: hw_max_sectors 2048, max_data_area_mb 128 in configfs; xcopy-stat -s: nothing caps them" \
+	settings_landed
 
 # --- use it ----------------------------------------------------------------------
 sd0=$(lab_sd "$so0") || sd0=none
@@ -113,7 +129,7 @@ lab_check "targetcli saveconfig" tcli saveconfig
 cp "$SAVE" "$OUT/saveconfig.json" 2>/dev/null || true
 norm "$SAVE" >"$OUT/saved.norm" 2>&1 || true
 norm "$CFG" >"$OUT/configs.norm" 2>&1 || true
-lab_check "the saved configuration is configs/targetcli/saveconfig.json (LUs, wwns, cfgstrings, LUNs, ACLs, portals)" \
+lab_check "the saved configuration is configs/targetcli/saveconfig.json (LUs, wwns, cfgstrings, LU settings, LUNs, ACLs, portals)" \
 	diff -u "$OUT/configs.norm" "$OUT/saved.norm"
 lab_check "... and names 2 user:xcopy LUs, tcm_loop and iSCSI targets, 1 ACL with 2 mapped LUNs" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))

@@ -39,7 +39,7 @@ lab_tcmu_stop
 lab_check "system D-Bus and tcmu-runner (service way) started" start_stack
 lab_check "targetctl restore ($SAVE)" targetctl restore
 norm "" >"$OUT/restored.norm" 2>&1 || true
-lab_check "the restored configuration equals the one saved in the first boot (LUs, wwns, cfgstrings, LUNs, ACLs, portals)" \
+lab_check "the restored configuration equals the one saved in the first boot (LUs, wwns, cfgstrings, LU settings, LUNs, ACLs, portals)" \
 	diff -u "$KEEP/saved.norm" "$OUT/restored.norm"
 so0=$(so_of x0) || so0=none
 so1=$(so_of x1) || so1=none
