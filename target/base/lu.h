@@ -57,6 +57,10 @@
 enum xt_clone { XT_CLONE_AUTO, XT_CLONE_ALWAYS, XT_CLONE_NEVER };
 enum xt_cfr { XT_CFR_AUTO, XT_CFR_NEVER };
 enum xt_xcopy { XT_XCOPY_ENGINE, XT_XCOPY_CORE };
+/* dio=: which READ/WRITE of initiators the file store sends O_DIRECT (store_file.c) */
+enum xt_dio { XT_DIO_AUTO, XT_DIO_ALWAYS, XT_DIO_NEVER };
+/* dio=auto: WRITEs of at least this many bytes (smaller ones and READs: the page cache) */
+#define XT_DIO_MIN_WRITE (128u << 10)
 
 /* fault=KIND:N (fault.c): fail the Nth backend read/write of the copy manager */
 enum xt_fault_kind {
@@ -81,7 +85,7 @@ struct xt_cfg {
 	enum xt_xcopy xcopy;
 	int copy_nice;      /* nice value of a thread while it copies (copy_nice=, 0-19) */
 	bool wb_late;       /* writeback=late: no write-behind pacing (file_copy.c) */
-	bool dio_never;     /* dio=never: the LU's READ/WRITE through the page cache only */
+	enum xt_dio dio;    /* dio=auto|always|never (store_file.c) */
 	struct xt_fault_spec fault;
 };
 

@@ -129,7 +129,7 @@ static struct tcmur_handler g_handler = {
 	.subtype = XT_SUBTYPE,
 	/* shown by "targetcli /backstores/user:xcopy help create": targetcli prepends "xcopy/" */
 	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core"
-		    "&copy_nice=0..19&writeback=early|late&dio=auto|never] "
+		    "&copy_nice=0..19&writeback=early|late&dio=auto|always|never] "
 		    "(PATH: an existing backing file or block device; configfs dev_config=xcopy//PATH...) "
 		    "or /rbd/POOL/IMAGE[@CONF][?id=NAME&bs=512|4096&copyfrom=auto|never"
 		    "&xcopy=engine|core] (a Ceph RBD image)",

@@ -18,7 +18,8 @@
 # (hw_max_sectors=8192, max_data_area_mb=256), xcopy-kdef and null-kdef (the
 # kernel's defaults: hw_max_sectors=128, max_data_area_mb=1024), and
 # xcopy-buffered (the file store with dio=never: READ and WRITE through the
-# page cache, as before O_DIRECT). Writes:
+# page cache, as before O_DIRECT) and xcopy-dio (dio=always: every aligned
+# READ and WRITE O_DIRECT). Writes:
 #   io.csv     one line per target and row (fio's JSON through fio_csv.py)
 #   io-lus.txt each target's LU and disk settings (configfs attrib, sd queue)
 #   io/*.json  fio's own output
@@ -148,6 +149,7 @@ io_target() {
 	case "$t" in
 	xcopy | xcopy-tuned | xcopy-kdef) so=$(lab_user_create "io${t//-/}" xcopy "$file" "$IO_SIZE" "" "$extra") ;;
 	xcopy-buffered) so=$(lab_user_create "io${t//-/}" xcopy "$file?dio=never" "$IO_SIZE" "" "$extra") ;;
+	xcopy-dio) so=$(lab_user_create "io${t//-/}" xcopy "$file?dio=always" "$IO_SIZE" "" "$extra") ;;
 	null | null-tuned | null-kdef) so=$(lab_user_create "io${t//-/}" xcopy "null/$IO_SIZE" "$IO_SIZE" "" "$extra") ;;
 	fileio) so=$(io_fileio "io${t//-/}" "$file" 1) ;;
 	fileio-wt) so=$(io_fileio "io${t//-/}" "$file" 0) ;;

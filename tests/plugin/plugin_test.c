@@ -267,12 +267,13 @@ test_io_concurrent(void)
 }
 
 /*
- * READ and WRITE go O_DIRECT when buffers, offset and length are aligned
- * (store_file.c: file_io), through the page cache when not, and the two
- * paths see each other's bytes; dio=never keeps every one buffered. Counted
- * by the LU's io_direct_bytes / io_buffered_bytes.
+ * The file store's O_DIRECT (store_file.c: file_io, dio=): dio=auto sends
+ * aligned WRITEs of XT_DIO_MIN_WRITE bytes or more direct, READs and smaller
+ * WRITEs through the page cache; dio=always every aligned READ and WRITE;
+ * dio=never none. The two paths see each other's bytes. Counted by the LU's
+ * io_direct_bytes / io_buffered_bytes.
  */
-#define DIO_LEN (64u << 10)
+#define DIO_LEN (256u << 10)   /* >= XT_DIO_MIN_WRITE */
 
 static void
 dio_fill(uint8_t *b, size_t n, uint8_t seed)
@@ -284,14 +285,24 @@ dio_fill(uint8_t *b, size_t n, uint8_t seed)
 	}
 }
 
+/* one READ or WRITE of len bytes at off from/to buf on d: TCMU_STS_OK? */
+static bool
+dio_rw(struct tcmu_device *d, bool wr, uint8_t *buf, size_t len, off_t off)
+{
+	struct iovec iov[2] = { { buf, len / 2 }, { buf + len / 2, len - len / 2 } };
+	struct tcmur_cmd cmd;
+
+	memset(&cmd, 0, sizeof(cmd));
+	return (wr ? g_handler->write(d, &cmd, iov, 2, len, off)
+		   : g_handler->read(d, &cmd, iov, 2, len, off)) == TCMU_STS_OK;
+}
+
 static void
 test_io_direct(void)
 {
 	uint64_t d0, b0;
 	uint8_t *w = NULL, *r = NULL;
-	struct tcmur_cmd cmd;
 	struct tcmu_device nd;
-	struct iovec iov[2];
 	char p[512];
 	int fd;
 
@@ -302,50 +313,50 @@ test_io_direct(void)
 		return;
 	}
 	close(fd);
-	memset(&cmd, 0, sizeof(cmd));
-	CHECK(posix_memalign((void **)&w, 4096, 2 * DIO_LEN + 1) == 0);
-	CHECK(posix_memalign((void **)&r, 4096, 2 * DIO_LEN + 1) == 0);
-	/* aligned WRITE in two iovecs, aligned READ: both direct */
-	dio_fill(w, DIO_LEN, 3);
-	iov[0] = (struct iovec){ w, DIO_LEN / 2 };
-	iov[1] = (struct iovec){ w + DIO_LEN / 2, DIO_LEN / 2 };
+	CHECK(posix_memalign((void **)&w, 4096, DIO_LEN + 4096) == 0);
+	CHECK(posix_memalign((void **)&r, 4096, DIO_LEN + 4096) == 0);
+	/* dio=auto (lu_a): the large WRITE direct, its READ and a 64 KiB WRITE buffered */
 	d0 = stat_of("lu_a", "io_direct_bytes");
 	b0 = stat_of("lu_a", "io_buffered_bytes");
-	CHECK(g_handler->write(&g_a, &cmd, iov, 2, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	dio_fill(w, DIO_LEN, 3);
+	CHECK(dio_rw(&g_a, true, w, DIO_LEN, 2 * DIO_LEN));
+	CHECK(dio_rw(&g_a, false, r, DIO_LEN, 2 * DIO_LEN));
+	CHECK(memcmp(r, w, DIO_LEN) == 0);
+	CHECK(dio_rw(&g_a, true, w, 64u << 10, 3 * DIO_LEN));
+	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == DIO_LEN);
+	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == DIO_LEN + (64u << 10));
+	CHECK(pread(backing_fd("a.img"), r, DIO_LEN, 2 * DIO_LEN) == DIO_LEN);
+	CHECK(memcmp(r, w, DIO_LEN) == 0);   /* the file holds the direct WRITE's bytes */
+	/* dio=always: aligned READ and WRITE direct */
+	dev_setup(&nd, 93, 93, "lu_dio", "a.img", "?dio=always", SER_A);
+	CHECK(g_handler->open(&nd, false) == 0);
+	dio_fill(w, DIO_LEN, 17);
+	CHECK(dio_rw(&nd, true, w, DIO_LEN, 2 * DIO_LEN));
 	memset(r, 0, DIO_LEN);
-	iov[0] = (struct iovec){ r, DIO_LEN };
-	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(dio_rw(&nd, false, r, DIO_LEN, 2 * DIO_LEN));
 	CHECK(memcmp(r, w, DIO_LEN) == 0);
-	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 2 * DIO_LEN);
-	CHECK(stat_of("lu_a", "io_buffered_bytes") == b0);
-	/* the file holds the direct WRITE's bytes */
-	CHECK(pread(backing_fd("a.img"), r, DIO_LEN, 8 * DIO_LEN) == DIO_LEN);
-	CHECK(memcmp(r, w, DIO_LEN) == 0);
-	/* a buffer off alignment: buffered WRITE; the direct READ after it sees it */
+	CHECK(stat_of("lu_dio", "io_direct_bytes") == 2 * DIO_LEN);
+	CHECK(stat_of("lu_dio", "io_buffered_bytes") == 0);
+	/* a buffer off alignment: a buffered WRITE; the direct READ after it sees it */
 	dio_fill(w + 1, DIO_LEN, 11);
-	iov[0] = (struct iovec){ w + 1, DIO_LEN };
-	CHECK(g_handler->write(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
-	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == DIO_LEN);
+	CHECK(dio_rw(&nd, true, w + 1, DIO_LEN, 2 * DIO_LEN));
 	memset(r, 0, DIO_LEN);
-	iov[0] = (struct iovec){ r, DIO_LEN };
-	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(dio_rw(&nd, false, r, DIO_LEN, 2 * DIO_LEN));
 	CHECK(memcmp(r, w + 1, DIO_LEN) == 0);
-	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 3 * DIO_LEN);
 	/* a direct WRITE over cached pages; a buffered READ (odd buffer) sees it */
 	dio_fill(w, DIO_LEN, 29);
-	iov[0] = (struct iovec){ w, DIO_LEN };
-	CHECK(g_handler->write(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
-	iov[0] = (struct iovec){ r + 1, DIO_LEN };
-	CHECK(g_handler->read(&g_a, &cmd, iov, 1, DIO_LEN, 8 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(dio_rw(&nd, true, w, DIO_LEN, 2 * DIO_LEN));
+	CHECK(dio_rw(&nd, false, r + 1, DIO_LEN, 2 * DIO_LEN));
 	CHECK(memcmp(r + 1, w, DIO_LEN) == 0);
-	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 4 * DIO_LEN);
-	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == 2 * DIO_LEN);
+	CHECK(stat_of("lu_dio", "io_direct_bytes") == 4 * DIO_LEN);
+	CHECK(stat_of("lu_dio", "io_buffered_bytes") == 2 * DIO_LEN);
+	g_handler->close(&nd);
 	/* dio=never: the same aligned I/O, buffered */
-	dev_setup(&nd, 93, 93, "lu_nodio", "a.img", "?dio=never", SER_A);
+	dev_setup(&nd, 94, 94, "lu_nodio", "a.img", "?dio=never", SER_A);
 	CHECK(g_handler->open(&nd, false) == 0);
-	iov[0] = (struct iovec){ w, DIO_LEN };
-	CHECK(g_handler->write(&nd, &cmd, iov, 1, DIO_LEN, 9 * DIO_LEN) == TCMU_STS_OK);
-	CHECK(g_handler->read(&nd, &cmd, iov, 1, DIO_LEN, 9 * DIO_LEN) == TCMU_STS_OK);
+	CHECK(dio_rw(&nd, true, w, DIO_LEN, 3 * DIO_LEN));
+	CHECK(dio_rw(&nd, false, r, DIO_LEN, 3 * DIO_LEN));
+	CHECK(memcmp(r, w, DIO_LEN) == 0);
 	CHECK(stat_of("lu_nodio", "io_direct_bytes") == 0);
 	CHECK(stat_of("lu_nodio", "io_buffered_bytes") == 2 * DIO_LEN);
 	g_handler->close(&nd);

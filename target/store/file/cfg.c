@@ -34,7 +34,7 @@ static const char *const g_clone_opts[] = { "auto", "always", "never" };   /* en
 static const char *const g_cfr_opts[] = { "auto", "never" };               /* enum xt_cfr */
 static const char *const g_xcopy_opts[] = { "engine", "core" };            /* enum xt_xcopy */
 static const char *const g_wb_opts[] = { "early", "late" };                /* wb_late */
-static const char *const g_dio_opts[] = { "auto", "never" };               /* dio_never */
+static const char *const g_dio_opts[] = { "auto", "always", "never" };     /* enum xt_dio */
 
 #define CFG_CHOICE(val, names) cfg_choice((val), (names), sizeof(names) / sizeof((names)[0]))
 
@@ -88,10 +88,10 @@ cfg_keyval(const char *buf, const char *val, struct xt_cfg *c, char *why, size_t
 		c->wb_late = i == 1;
 	} else if (strncmp(buf, "dio=", 4) == 0) {
 		if ((i = CFG_CHOICE(val, g_dio_opts)) < 0) {
-			xos_why_set(why, whylen, "dio=%s: expected auto or never", val);
+			xos_why_set(why, whylen, "dio=%s: expected auto, always or never", val);
 			return -EINVAL;
 		}
-		c->dio_never = i == 1;
+		c->dio = (enum xt_dio)i;
 	} else if (strncmp(buf, "fault=", 6) == 0) {
 		/*
 		 * reliability tests only: with the one switch on (base/env.c) the

@@ -29,7 +29,7 @@ cfg_defaults(void)
 	CU_ASSERT_EQUAL(c.cfr, XT_CFR_AUTO);
 	CU_ASSERT_EQUAL(c.xcopy, XT_XCOPY_ENGINE);
 	CU_ASSERT_EQUAL(c.fault.kind, XT_FAULT_NONE);
-	CU_ASSERT_FALSE(c.dio_never);
+	CU_ASSERT_EQUAL(c.dio, XT_DIO_AUTO);
 	CU_ASSERT_STRING_EQUAL(why, "");
 }
 
@@ -48,9 +48,11 @@ cfg_every_option(void)
 	CU_ASSERT_EQUAL(parse("xcopy//a?clone=always", &c, why), 0);
 	CU_ASSERT_EQUAL(c.clone, XT_CLONE_ALWAYS);
 	CU_ASSERT_EQUAL(parse("xcopy//a?dio=never", &c, why), 0);
-	CU_ASSERT_TRUE(c.dio_never);
+	CU_ASSERT_EQUAL(c.dio, XT_DIO_NEVER);
+	CU_ASSERT_EQUAL(parse("xcopy//a?dio=always", &c, why), 0);
+	CU_ASSERT_EQUAL(c.dio, XT_DIO_ALWAYS);
 	CU_ASSERT_EQUAL(parse("xcopy//a?dio=auto", &c, why), 0);
-	CU_ASSERT_FALSE(c.dio_never);
+	CU_ASSERT_EQUAL(c.dio, XT_DIO_AUTO);
 	/* empty options ("?&", a trailing '&') are no options */
 	CU_ASSERT_EQUAL(parse("xcopy//a?&clone=never&", &c, why), 0);
 	CU_ASSERT_EQUAL(c.clone, XT_CLONE_NEVER);
@@ -87,7 +89,7 @@ cfg_refusals_name_the_fault(void)
 	expect_refused("xcopy//a?clone=maybe", "clone=maybe");
 	expect_refused("xcopy//a?cfr=always", "cfr=always");
 	expect_refused("xcopy//a?xcopy=kernel", "xcopy=kernel");
-	expect_refused("xcopy//a?dio=always", "dio=always: expected auto or never");
+	expect_refused("xcopy//a?dio=sometimes", "dio=sometimes: expected auto, always or never");
 	expect_refused("xcopy//a?color=blue", "unknown option 'color=blue'");
 	expect_refused("xcopy//a?clone", "has no '=value'");
 	/* the unit binary runs without XCOPY_FAULT_CONTROL=1 (the plugin harness sets it) */
