@@ -80,6 +80,10 @@ lab__next_hba() {
 	echo "$i"
 }
 
+# lab_naa SERIAL : the NAA 6 designator (32 hex digits) LIO and tcmu-runner
+#   derive from a LU's unit serial (IEEE company 00-14-05, serial hex digits)
+lab_naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
+
 # lab__set_serial SO [SERIAL]: unit serial (gives the NAA designator in VPD
 # 0x83 that XCOPY CSCD matching needs). Must precede any LUN export.
 lab__set_serial() {

@@ -92,3 +92,22 @@ xt_run_suite() {
 	grep -aE 'Test: .*\.\.\.FAILED|had failures' "$log" | sed 's/^/    failed: /' >&2 || true
 	echo "$line $secs"
 }
+
+# lab_xcopy_e4 SG OUT SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : one LID1
+#   EXTENDED COPY to SG made by hand (sg_xcopy needs both LUs local): no list
+#   identifier, two identification CSCDs (E4h, NAA of the serials, block 512)
+#   and one 02h segment; the list in OUT.list, sg_raw's output in OUT
+lab_xcopy_e4() {
+	local sg=$1 out=$2 s d hex
+	s=$(lab_naa "$3")
+	d=$(lab_naa "$4")
+	hex=$(
+		printf '0018004000000000 0000001c00000000'
+		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done
+		printf '02000018 00000001 0000%04x %016x%016x' "$5" "$6" "$7"
+	)
+	hex=${hex// /}
+	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
+	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$out.list"
+	sg_raw -s 108 -i "$out.list" "$sg" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$out" 2>&1
+}

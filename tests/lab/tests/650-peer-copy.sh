@@ -41,8 +41,6 @@ lab_random "$W/p.img" $((8 * MB))
 lab_random "$W/q.img" $((8 * MB))
 cp "$W/q.img" "$W/q.orig"
 
-# naa SERIAL : the NAA 6 designator LIO and the plugin derive (32 hex digits)
-naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
 
 x=$(lab_user_create px xcopy "$W/x.img" 8M "$SER_X")
 p=$(lab_fileio_create pp "$W/p.img" 8M "$SER_P")
@@ -54,36 +52,21 @@ read -r _ sgx <<<"$(lab_loop_export "$x")"
 umask 077
 cat >"$MAP" <<MAP
 # lab 650
-naa.$(naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_P/0 initiator=$CM
-naa.$(naa "$SER_Q") iscsi://127.0.0.1/$IQN_Q/0 initiator=$CM
+naa.$(lab_naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_P/0 initiator=$CM
+naa.$(lab_naa "$SER_Q") iscsi://127.0.0.1/$IQN_Q/0 initiator=$CM
 MAP
 chmod 600 "$MAP"
 
 # xcopy SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : one LID1 EXTENDED COPY to
-#   X (no list identifier), two identification CSCDs (E4h, NAA, block 512)
-#   and one 02h segment;
-#   sg_raw's output in $W/out
-xcopy() {
-	local s d hex n=$3 sl=$4 dl=$5
-	s=$(naa "$1")
-	d=$(naa "$2")
-	hex=$(
-		printf '0018004000000000 0000001c00000000'
-		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done
-		printf '02000018 00000001 0000%04x %016x%016x' "$n" "$sl" "$dl"
-	)
-	hex=${hex// /}
-	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
-	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$W/list"
-	sg_raw -s 108 -i "$W/list" "$sgx" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$W/out" 2>&1
-}
+#   X (lab_xcopy_e4), sg_raw's output in $W/out
+xcopy() { lab_xcopy_e4 "$sgx" "$W/out" "$@"; }
 same() { cmp -s -i "$2:$4" -n "$5" "$1" "$3"; }
 # xcopy4 ID SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : the same as LID4
 #   (83h SA 01h, 48-byte header, LIST ID USAGE 00b: results held under ID)
 xcopy4() {
 	local s d hex id=$1 n=$4 sl=$5 dl=$6
-	s=$(naa "$2")
-	d=$(naa "$3")
+	s=$(lab_naa "$2")
+	d=$(lab_naa "$3")
 	hex=$(
 		printf '01%030d %08d%08x %036d 0040001c0000' 0 0 "$id" 0
 		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done

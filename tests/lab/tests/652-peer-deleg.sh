@@ -34,7 +34,6 @@ mkdir -p "$W" /etc/xcopy
 trap 'rm -f "$MAP"' EXIT
 for f in x p p2 n n2; do lab_random "$W/$f.img" $((32 * MB)); done
 
-naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
 
 x=$(lab_user_create dx xcopy "$W/x.img" 32M "$SER_X")
 p=$(lab_fileio_create dp "$W/p.img" 32M "$SER_P")
@@ -49,10 +48,10 @@ read -r _ sgx <<<"$(lab_loop_export "$x")"
 umask 077
 cat >"$MAP" <<MAP
 # lab 652: two LUs of one target, twice
-naa.$(naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_P/0 initiator=$CM
-naa.$(naa "$SER_P2") iscsi://127.0.0.1:3260/$IQN_P/1 initiator=$CM
-naa.$(naa "$SER_N") iscsi://127.0.0.1:3260/$IQN_N/0 initiator=$CM
-naa.$(naa "$SER_N2") iscsi://127.0.0.1:3260/$IQN_N/1 initiator=$CM
+naa.$(lab_naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_P/0 initiator=$CM
+naa.$(lab_naa "$SER_P2") iscsi://127.0.0.1:3260/$IQN_P/1 initiator=$CM
+naa.$(lab_naa "$SER_N") iscsi://127.0.0.1:3260/$IQN_N/0 initiator=$CM
+naa.$(lab_naa "$SER_N2") iscsi://127.0.0.1:3260/$IQN_N/1 initiator=$CM
 MAP
 chmod 600 "$MAP"
 
@@ -60,8 +59,8 @@ chmod 600 "$MAP"
 #   one LID1 EXTENDED COPY to X, two E4h CSCDs, one or two 02h segments
 xcopy() {
 	local s d hex nseg=$(($# > 5 ? 2 : 1)) len
-	s=$(naa "$1")
-	d=$(naa "$2")
+	s=$(lab_naa "$1")
+	d=$(lab_naa "$2")
 	shift 2
 	len=$((16 + 64 + 28 * nseg))
 	hex=$(

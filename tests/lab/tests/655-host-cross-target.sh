@@ -58,7 +58,6 @@ put r1 x 0; put r2 x 2; put r1 x 5; put r2 x 6; put r2 x 7
 put r2 p 1; put r1 p 3
 cp --sparse=always "$W/q.img" "$W/q.orig"
 
-naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
 
 x=$(lab_user_create xtx xcopy "$W/x.img" "$SIZE" "$SER_X")
 p=$(lab_fileio_create xtp "$W/p.img" "$SIZE" "$SER_P")
@@ -72,7 +71,7 @@ read -r sdp _ <<<"$(lab_loop_export "$p")"
 umask 077
 cat >"$MAP" <<MAP
 # lab 655: the copy manager of X reaches P through target B
-naa.$(naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_B/0 initiator=$CM
+naa.$(lab_naa "$SER_P") iscsi://127.0.0.1:3260/$IQN_B/0 initiator=$CM
 MAP
 chmod 600 "$MAP"
 lab_check "X on $A and $sdx, P on $B and $sdp, Q on $C" test -b "$sdx" -a -b "$sdp"

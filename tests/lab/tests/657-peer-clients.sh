@@ -52,7 +52,6 @@ lab_random "$W/p.img" $((32 * MB))
 cp "$W/x.img" "$W/x.orig"
 cp "$W/p.img" "$W/p.orig"
 
-naa() { local h; h=$(tr -dc '0-9a-f' <<<"$1"); printf '6001405%s\n' "${h:0:25}"; }
 
 # Regions (MiB): pushes X -> P at [0,4) sg_raw, [8,12) sg_xcopy, [20,24)
 # ddpt, [28,30) after the TPG restart; pulls P -> X at [4,6) sg_raw,
@@ -99,28 +98,14 @@ map() {
 	(
 		umask 077
 		printf '# lab 657\nnaa.%s iscsi://127.0.0.1:3260/%s/0 initiator=%s%s\n' \
-			"$(naa "$SER_P")" "$IQN_T" "$CM" "$chap" >"$MAP.new"
+			"$(lab_naa "$SER_P")" "$IQN_T" "$CM" "$chap" >"$MAP.new"
 	)
 	chmod 600 "$MAP.new" && mv "$MAP.new" "$MAP"
 }
 
 # xcopy SRC_SERIAL DST_SERIAL MIBS SRC_MIB DST_MIB : one LID1 EXTENDED COPY
-#   to X made by hand as in 650 (two E4h CSCDs, one 02h segment), sg_raw's
-#   output in $W/out
-xcopy() {
-	local s d hex n=$(($3 * 2048)) sl=$(($4 * 2048)) dl=$(($5 * 2048))
-	s=$(naa "$1")
-	d=$(naa "$2")
-	hex=$(
-		printf '0018004000000000 0000001c00000000'
-		for c in "$s" "$d"; do printf 'e4000000 01030010 %s 0000000000000200' "$c"; done
-		printf '02000018 00000001 0000%04x %016x%016x' "$n" "$sl" "$dl"
-	)
-	hex=${hex// /}
-	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
-	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$W/list"
-	sg_raw -s 108 -i "$W/list" "$sgx" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$W/out" 2>&1
-}
+#   to X (lab_xcopy_e4), sg_raw's output in $W/out
+xcopy() { lab_xcopy_e4 "$sgx" "$W/out" "$1" "$2" $(($3 * 2048)) $(($4 * 2048)) $(($5 * 2048)); }
 # unreachable : sg_raw saw COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE (0D/02)
 unreachable() {
 	if ! grep -qi "sense key: copy aborted" "$W/out" ||
