@@ -50,8 +50,8 @@ file_check(const char *cfgstring, char *why, size_t whylen)
 /*
  * The LU's READ and WRITE go O_DIRECT where they can (dio=auto): the kernel
  * moves the bytes between the TCMU data area and the medium, with no copy
- * from user memory into the page cache (the cost of a buffered WRITE; tests/
- * bench/README.md, "The LU as a disk"). A second descriptor, so copies
+ * from user memory into the page cache (the cost of a buffered WRITE; docs/
+ * HISTORY.md, "Where a WRITE's time goes"). A second descriptor, so copies
  * (clone, copy_file_range, read/write) keep the page cache; the kernel keeps
  * the two coherent on one inode (a direct write invalidates cached pages, a
  * direct read writes dirty ones back first). The alignment the file's
