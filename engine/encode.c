@@ -34,13 +34,34 @@ cscd_id_of(const struct xcm_list *l, uint32_t ncscd, const struct xcm_cscd *c)
 	return XCM_CSCD_ID_MAX_INDEX + 1;
 }
 
-/* One identification descriptor CSCD (E4h), 32 bytes, block device parameters. */
+/*
+ * CSCD slot i: an identification descriptor CSCD (E4h), 32 bytes, block
+ * device parameters; the first half of an IPv6 CSCD (EAh); or, for an
+ * XCM_CSCD_EXT entry, the extension of the EAh before it (an extension
+ * after anything else: FFh and zeros, which a copy manager refuses).
+ */
 static void
-put_cscd(struct xcm_wbuf *w, const struct xcm_cscd *c)
+put_cscd(struct xcm_wbuf *w, const struct xcm_cscd *cscd, uint32_t i)
 {
+	const struct xcm_cscd *c = &cscd[i];
 	uint8_t b[XCM_CSCD_LEN];
 	uint8_t dlen = c->desig_len <= XCM_DESIG_MAX ? c->desig_len : XCM_DESIG_MAX;
 
+	if (c->type == XCM_CSCD_IPV6) {
+		xcm_cscd_ip6_put(c, 0, b);
+		xcm_wbuf_put(w, b, sizeof(b));
+		return;
+	}
+	if (c->type == XCM_CSCD_EXT) {
+		if (i > 0 && cscd[i - 1].type == XCM_CSCD_IPV6) {
+			xcm_cscd_ip6_put(&cscd[i - 1], 1, b);
+		} else {
+			memset(b, 0, sizeof(b));
+			b[XCM_E4_TYPE] = XCM_CSCD_EXT;
+		}
+		xcm_wbuf_put(w, b, sizeof(b));
+		return;
+	}
 	memset(b, 0, sizeof(b));
 	b[XCM_E4_TYPE] = c->type != 0 ? c->type : XCM_CSCD_ID;
 	b[XCM_E4_FLAGS] = (uint8_t)(((c->lu_id_type & 0x3) << XCM_E4_LUID_SHIFT) |
@@ -131,7 +152,7 @@ list_encode(const struct xcm_list *l, bool lid4, struct xcm_wbuf *w)
 		xcm_wbuf_put(w, h, XCM_PLIST_HDR_LEN);
 	}
 	for (i = 0; i < ncscd; i++) {
-		put_cscd(w, &l->cscd[i]);
+		put_cscd(w, l->cscd, i);
 	}
 	for (i = 0; i < nseg; i++) {
 		put_segment(w, l, ncscd, &l->seg[i]);

@@ -16,8 +16,9 @@
  *   3 a list shorter than its header; 4 descriptor list lengths; 5 lengths
  *   against the limits and against the bytes received; 6 descriptor types
  *   and DESCRIPTOR LENGTHs, walking the lists; 7 LIST ID USAGE and LIST
- *   IDENTIFIER; 8 CSCD IDs resolved (COPY ABORTED, reported once the whole
- *   list is known to be well formed).
+ *   IDENTIFIER; 8 COPY ABORTED, reported once the whole list is known to be
+ *   well formed: an EAh CSCD whose extension byte is not FFh (26/00), then
+ *   the first CSCD ID not resolved (08/04) or naming an extension (26/00).
  * The result holds validated values and pointers into the result itself,
  * never wire indexes or pointers into the received buffer.
  */
@@ -201,7 +202,10 @@ check_lens(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim,
 	if (total > plen || total > data.len) {
 		return fail_plen(err);
 	}
-	/* check 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06 */
+	/*
+	 * check 5: CSCD list longer than MAXIMUM CSCD DESCRIPTOR COUNT x 32 -> 26/06.
+	 * Counted in 32-byte slots, as CSCD IDs are: a 64-byte EAh counts twice.
+	 */
 	if (lens->cscd > (uint32_t)lim->max_cscd * XCM_CSCD_LEN) {
 		return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
 	}
@@ -303,59 +307,114 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 	return XCM_OK;
 }
 
-/* Phase 2: the CSCD descriptor list, bytes [16, 16 + lens->cscd) (check 6). */
-static enum xcm_status
-walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list *out,
-	   struct xcm_err *err)
-{
-	uint32_t off = lens->base;
-	uint32_t end = lens->base + lens->cscd;
-	struct xcm_span d;
-	enum xcm_status st;
-
-	out->ncscd = 0;
-	while (off < end) {
-		/* check 6: the CSCD type code decides the layout; E4h only */
-		if (data.p[off] != XCM_CSCD_ID) {
-			return fail_field(err, XCM_E_UNSUPP_CSCD_TYPE, off, -1);
-		}
-		/* SPC-4: E4h is 32 bytes; ending inside one: bad CSCD list length */
-		if (end - off < XCM_CSCD_LEN || !xcm_span_sub(data, off, XCM_CSCD_LEN, &d)) {
-			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_cscd, -1);
-		}
-		/* capacity: the header bounded the list by max_cscd; don't trust a limits table */
-		if (out->ncscd >= XCM_MAX_CSCD) {
-			return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
-		}
-		st = parse_e4(d, off, &out->cscd[out->ncscd], err);
-		if (st != XCM_OK) {
-			return st;
-		}
-		out->ncscd++;
-		off += XCM_CSCD_LEN;
-	}
-	return XCM_OK;
-}
-
-/* First CSCD ID that cannot be resolved; reported after all ILLEGAL REQUEST checks. */
+/*
+ * A COPY ABORTED found in the lists, reported once the whole list passed the
+ * ILLEGAL REQUEST checks (check 8): the first CSCD ID that cannot be
+ * resolved (08/04) or that names a CSCD descriptor extension (26/00), both
+ * with CSI = segment index and a segment-relative pointer to the ID field;
+ * before them, an EAh whose byte 32 is not FFh (26/00, pointer relative to
+ * the parameter list: no segment is involved).
+ */
 struct unresolved {
 	bool valid;
+	enum xcm_status st;
+	bool in_list;       /* field relative to the parameter list, no CSI */
 	uint32_t seg;
 	int field;
 };
 
 /*
- * SPC-4: a CSCD ID is an index into the CSCD list, or FFFFh for the LU
- * that received the command. Null LUs (C000h, C001h), the ROD CSCD (F800h),
- * reserved values and indexes past the list cannot be resolved: NULL.
+ * One CSCD at list offset off whose type byte is type, taking one slot
+ * (E4h) or two (EAh: the descriptor and its extension, SPC-4 6.4.5.2).
+ * *len: the bytes it takes.
+ */
+static enum xcm_status
+parse_cscd(struct xcm_span data, uint32_t off, uint32_t end, const struct plist_lens *lens,
+	   struct xcm_list *out, struct unresolved *unres, uint32_t *len, struct xcm_err *err)
+{
+	struct xcm_span d;
+	enum xcm_status st;
+	bool ext_ok = true;
+
+	*len = data.p[off] == XCM_CSCD_IPV6 ? XCM_CSCD_LEN64 : XCM_CSCD_LEN;
+	/* SPC-4: E4h is 32 bytes, EAh 64; ending inside one: bad CSCD list length */
+	if (end - off < *len || !xcm_span_sub(data, off, *len, &d)) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, lens->f_cscd, -1);
+	}
+	/* capacity in slots: the header bounded the list by max_cscd; don't trust a limits table */
+	if (out->ncscd + *len / XCM_CSCD_LEN > XCM_MAX_CSCD) {
+		return fail_field(err, XCM_E_TOO_MANY_CSCD, lens->f_cscd, -1);
+	}
+	if (*len == XCM_CSCD_LEN) {
+		return parse_e4(d, off, &out->cscd[out->ncscd++], err);
+	}
+	st = xcm_cscd_ip6_parse(d, off, &out->cscd[out->ncscd], &ext_ok, err);
+	if (st != XCM_OK) {
+		return st;
+	}
+	if (!ext_ok && !unres->valid) {
+		unres->valid = true;
+		unres->st = XCM_E_CA_INVALID_FIELD_PARAM;
+		unres->in_list = true;
+		unres->field = (int)(off + XCM_EA_EXT_TYPE);
+	}
+	/* the second slot: the extension, which no segment may name */
+	memset(&out->cscd[out->ncscd + 1], 0, sizeof(out->cscd[0]));
+	out->cscd[out->ncscd + 1].type = XCM_CSCD_EXT;
+	out->cscd[out->ncscd + 1].offset = off + XCM_CSCD_LEN;
+	out->ncscd += 2;
+	return XCM_OK;
+}
+
+/* Phase 2: the CSCD descriptor list, bytes [16, 16 + lens->cscd) (check 6). */
+static enum xcm_status
+walk_cscds(struct xcm_span data, const struct plist_lens *lens, struct xcm_list *out,
+	   struct unresolved *unres, struct xcm_err *err)
+{
+	uint32_t off = lens->base;
+	uint32_t end = lens->base + lens->cscd;
+	enum xcm_status st;
+	uint32_t len;
+
+	out->ncscd = 0;
+	while (off < end) {
+		/*
+		 * check 6: the CSCD type code decides the layout; E4h and EAh only.
+		 * E5h (layout not established), E6h (no alias list), EBh (vendor
+		 * specific protocol), an extension (FFh) without its CSCD, and the
+		 * rest: 26/07 (docs/cscd-descriptors.md).
+		 */
+		if (data.p[off] != XCM_CSCD_ID && data.p[off] != XCM_CSCD_IPV6) {
+			return fail_field(err, XCM_E_UNSUPP_CSCD_TYPE, off, -1);
+		}
+		st = parse_cscd(data, off, end, lens, out, unres, &len, err);
+		if (st != XCM_OK) {
+			return st;
+		}
+		off += len;
+	}
+	return XCM_OK;
+}
+
+/*
+ * SPC-4: a CSCD ID is an index into the CSCD list, counted in 32-byte slots,
+ * or FFFFh for the LU that received the command. Null LUs (C000h, C001h),
+ * the ROD CSCD (F800h), reserved values and indexes past the list cannot be
+ * resolved (*st 08/04); an index naming the extension of a 64-byte CSCD is
+ * COPY ABORTED, INVALID FIELD IN PARAMETER LIST (SPC-4 6.4.5.2). NULL then.
  */
 static const struct xcm_cscd *
-resolve_id(struct xcm_list *out, uint16_t id)
+resolve_id(struct xcm_list *out, uint16_t id, enum xcm_status *st)
 {
+	*st = XCM_E_CA_UNREACHABLE;
 	if (id == XCM_CSCD_ID_SELF) {
 		return &out->self;
 	}
 	if (id < out->ncscd) {
+		if (out->cscd[id].type == XCM_CSCD_EXT) {
+			*st = XCM_E_CA_INVALID_FIELD_PARAM;
+			return NULL;
+		}
 		return &out->cscd[id];
 	}
 	return NULL;
@@ -370,6 +429,7 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 	uint8_t flags = d.p[XCM_SEGD_FLAGS];
 	uint16_t src_id = xcm_get_be16(d.p + XCM_SEGD_SRC_ID);
 	uint16_t dst_id = xcm_get_be16(d.p + XCM_SEGD_DST_ID);
+	enum xcm_status src_st, dst_st;
 
 	memset(s, 0, sizeof(*s));
 	s->type = d.p[XCM_SEGD_TYPE];
@@ -401,10 +461,12 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 	 * pointer to the ID field. Remembered here, reported once the whole list
 	 * passed the ILLEGAL REQUEST checks.
 	 */
-	s->src = resolve_id(out, src_id);
-	s->dst = resolve_id(out, dst_id);
+	s->src = resolve_id(out, src_id, &src_st);
+	s->dst = resolve_id(out, dst_id, &dst_st);
 	if (!unres->valid && (s->src == NULL || s->dst == NULL)) {
 		unres->valid = true;
+		unres->st = s->src == NULL ? src_st : dst_st;
+		unres->in_list = false;
 		unres->seg = n;
 		unres->field = s->src == NULL ? XCM_SEGD_SRC_ID : XCM_SEGD_DST_ID;
 	}
@@ -515,7 +577,7 @@ list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bo
 	   struct xcm_list *out, struct xcm_err *err)
 {
 	struct plist_lens lens;
-	struct unresolved unres = { false, 0, -1 };
+	struct unresolved unres = { false, XCM_OK, false, 0, -1 };
 	uint32_t maxp = xcm_limits_max_param_len(lim);
 	enum xcm_status st;
 
@@ -540,7 +602,7 @@ list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bo
 	st = lid4 ? parse_header4(plen, data, lim, out, &lens, err)
 		  : parse_header(plen, data, lim, out, &lens, err);
 	if (st == XCM_OK) {
-		st = walk_cscds(data, &lens, out, err);
+		st = walk_cscds(data, &lens, out, &unres, err);
 	}
 	if (st == XCM_OK) {
 		st = walk_segments(data, &lens, lim, out, &unres, err);
@@ -549,8 +611,12 @@ list_parse(uint32_t plen, struct xcm_span data, const struct xcm_limits *lim, bo
 		st = check_list_id(out, &lens, lim, err);
 	}
 	if (st == XCM_OK && unres.valid) {
-		xcm_err_set_segment(err, XCM_E_CA_UNREACHABLE, unres.seg, unres.field);
-		st = XCM_E_CA_UNREACHABLE;
+		if (unres.in_list) {
+			xcm_err_set_field(err, unres.st, false, (uint32_t)unres.field, -1);
+		} else {
+			xcm_err_set_segment(err, unres.st, unres.seg, unres.field);
+		}
+		st = unres.st;
 	}
 	if (st != XCM_OK) {
 		out->ncscd = 0;

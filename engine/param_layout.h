@@ -85,6 +85,33 @@ _Static_assert(XCM_E4_DESIG + XCM_DESIG_MAX == XCM_E4_DTSP, "E4h designator fiel
 _Static_assert(XCM_E4_BLOCK_LEN + 3 == XCM_CSCD_LEN, "E4h CSCD is 32 bytes");
 _Static_assert(XCM_E4_DESIG - XCM_E4_CODE_SET == XCM_E4_VPD_HDR, "VPD 83h header inside E4h");
 
+/*
+ * iSCSI IPv6 CSCD descriptor (EAh), 64 bytes: SPC-4 7.6.3.9 table 496 for
+ * the fields, QNAP's SPC4r36 header for the extension's offsets
+ * (docs/cscd-descriptors.md). Bytes 1-3 and 28-31 as in E4h.
+ */
+enum {
+	XCM_EA_LU_ID = 4,              /* 8 bytes LU IDENTIFIER (a SAM LUN) */
+	XCM_EA_ADDR = 12,              /* 16 bytes IPV6 ADDRESS */
+	XCM_EA_EXT_TYPE = 32,          /* EXTENSION DESCRIPTOR TYPE CODE, FFh */
+	XCM_EA_PORT = 36,              /* 2 bytes PORT NUMBER; 33-35 reserved */
+	XCM_EA_IPN = 38,               /* 2 bytes INTERNET PROTOCOL NUMBER; 40-63 reserved */
+	XCM_EA_IPN_TCP = 0x0006,       /* iSCSI runs on TCP (SPC-4 note 58) */
+};
+_Static_assert(XCM_EA_ADDR + 16 == XCM_E4_DTSP, "EAh: address ends where the DTSP begins");
+_Static_assert((int)XCM_EA_EXT_TYPE == (int)XCM_CSCD_LEN, "EAh: the extension is the second slot");
+
+/*
+ * One EAh CSCD, d = its 64 bytes at list offset off (cscd_ip.c). XCM_OK with
+ * *c filled and *ext_ok false when byte 32 is not FFh (the caller reports
+ * COPY ABORTED once the list is otherwise well formed; the extension's
+ * fields are then not looked at); else ILLEGAL REQUEST with *err set.
+ */
+enum xcm_status xcm_cscd_ip6_parse(struct xcm_span d, uint32_t off, struct xcm_cscd *c,
+				   bool *ext_ok, struct xcm_err *err);
+/* Bytes 0-31 (slot 0) or 32-63 (slot 1) of the EAh CSCD c, into b. */
+void xcm_cscd_ip6_put(const struct xcm_cscd *c, int slot, uint8_t b[XCM_CSCD_LEN]);
+
 /* Segment descriptor header, common to all types */
 enum {
 	XCM_SEGD_TYPE = 0,

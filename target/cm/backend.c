@@ -192,24 +192,26 @@ mark_written(struct xt_ctx *ctx, const struct xt_lu *dst)
 }
 
 /*
- * A CSCD no LU here answers to: a remote LU if the peer map names its NAA
- * designator (opened once per command), else -ENOENT as before (COPY
- * ABORTED 08/04). A peer the map names but that cannot be reached, or is
- * not the LU the map says: -EIO (COPY ABORTED 0D/02).
+ * A CSCD no LU here answers to: a remote LU if the peer map names it (by
+ * its NAA designator, or an IPv6 CSCD by portal and LUN), opened once per
+ * command, else -ENOENT as before (COPY ABORTED 08/04). A peer the map
+ * names but that cannot be reached, or is not the LU the map says: -EIO
+ * (COPY ABORTED 0D/02).
  */
 static int
 resolve_peer(struct xt_ctx *ctx, struct xt_lu *self, const struct xcm_cscd *c, struct xt_lu **out)
 {
+	uint8_t desig[16];
+	size_t dlen;
 	char why[512];
 	size_t i;
 	int rc;
 
-	if (c->assoc != XCM_ASSOC_LU || c->desig_type != XCM_DESIG_NAA ||
-	    c->code_set != XCM_CODE_SET_BINARY || (c->desig_len != 8 && c->desig_len != 16)) {
+	if (xt_peer_cscd_desig(self, c, desig, &dlen) != 0) {
 		return -ENOENT;
 	}
 	for (i = 0; i < ctx->n_peer; i++) {
-		if (xt_peer_is(ctx->peer[i], c->desig, c->desig_len)) {
+		if (xt_peer_is(ctx->peer[i], desig, dlen)) {
 			*out = ctx->peer[i];
 			return 0;
 		}
@@ -219,7 +221,7 @@ resolve_peer(struct xt_ctx *ctx, struct xt_lu *self, const struct xcm_cscd *c, s
 		rc = -EBUSY;
 		snprintf(why, sizeof(why), "more than %d peer LUs in one command", XT_PEERS_PER_CMD);
 	} else {
-		rc = xt_peer_open(self, c->desig, c->desig_len, ctx->job->deadline_ms,
+		rc = xt_peer_open(self, desig, dlen, ctx->job->deadline_ms,
 				  &ctx->peer[ctx->n_peer], why, sizeof(why));
 	}
 	if (rc == -ENOENT) {
@@ -265,7 +267,8 @@ snap_fill(struct xt_snap *s, struct xt_lu *lu)
 static bool
 snap_matches(const struct xt_snap *s, const struct xcm_cscd *c)
 {
-	if (!s->have_serial || c->assoc != XCM_ASSOC_LU) {
+	/* an LU here answers to its designators (E4h), never to an address (EAh) */
+	if (!s->have_serial || c->type != XCM_CSCD_ID || c->assoc != XCM_ASSOC_LU) {
 		return false;
 	}
 	if (c->desig_type == XCM_DESIG_NAA && c->code_set == XCM_CODE_SET_BINARY) {

@@ -54,6 +54,16 @@ void xt_peer_map_free(struct xt_peer_map *map);
 const struct xt_peer *xt_peer_map_find(const struct xt_peer_map *map, const uint8_t *desig,
 				       size_t len);
 /*
+ * The one entry of map at portal addr (16 bytes: IPv6, or IPv4-mapped
+ * ::ffff:a.b.c.d for an IPv4 one), TCP port and LUN, as an iSCSI IPv6 CSCD
+ * (EAh) names a LU: entries whose HOST is an address literal equal to addr
+ * (never a host name). NULL when none or several match (*nmatch says how
+ * many).
+ */
+const struct xt_peer *xt_peer_map_find_portal(const struct xt_peer_map *map,
+					      const uint8_t addr[16], uint16_t port,
+					      uint16_t lun, size_t *nmatch);
+/*
  * May a file with this owner and mode hold the map (it holds CHAP secrets)?
  * A regular file owned by uid owner, no group or other permission bit. 0,
  * or -EPERM with the reason in why.
@@ -67,6 +77,22 @@ int xt_peer_map_mode_ok(const struct stat *st, uid_t owner, char *why, size_t wh
  */
 int xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len,
 		   struct xt_peer *out);
+/*
+ * The same for the entry at portal addr, port and lun (xt_peer_map_find_portal):
+ * 0 with *out a copy; -ENOENT if none, or several (logged on lu), match.
+ */
+int xt_peer_lookup_portal(const struct xt_lu *lu, const uint8_t addr[16], uint16_t port,
+			  uint16_t lun, struct xt_peer *out);
+struct xcm_cscd;
+/*
+ * The NAA designator by which the map names the LU of CSCD c, into buf[16]
+ * (*len 8 or 16): an identification CSCD's (E4h) own NAA designator, or for
+ * an iSCSI IPv6 CSCD (EAh) the designator of the one entry at its portal
+ * address, port and LU IDENTIFIER (a single-level LUN). The map alone
+ * decides what an address may reach. 0, or -ENOENT.
+ */
+int xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t buf[16],
+		       size_t *len);
 /* Forget the cached map (handler destroy, tests). */
 void xt_peer_map_reset(void);
 

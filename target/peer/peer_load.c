@@ -8,6 +8,7 @@
  * peer is reachable until it is fixed, and the reason is logged once per
  * change. No file: no peers, nothing logged.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 
 #include "base/env.h"
 #include "peer/peer.h"
+#include "xcm/xcm.h"
 
 static pthread_mutex_t g_map_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct xt_peer_map g_map;
@@ -87,16 +89,15 @@ load_fd(int fd, const struct stat *st, char *why, size_t whylen)
 	return rc;
 }
 
-int
-xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct xt_peer *out)
+/* g_map as the file now says (g_map_mu held); reasons logged on lu. */
+static void
+map_refresh(const struct xt_lu *lu)
 {
 	const char *path = xt_env()->peers_path;
-	const struct xt_peer *p;
 	char why[320];
 	struct stat st;
-	int fd, rc = -ENOENT;
+	int fd;
 
-	pthread_mutex_lock(&g_map_mu);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (!(g_have && g_key.absent)) {
@@ -137,6 +138,16 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 	if (fd >= 0) {
 		close(fd);
 	}
+}
+
+int
+xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct xt_peer *out)
+{
+	const struct xt_peer *p;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&g_map_mu);
+	map_refresh(lu);
 	p = xt_peer_map_find(&g_map, desig, len);
 	if (p != NULL) {
 		*out = *p;
@@ -144,6 +155,64 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 	}
 	pthread_mutex_unlock(&g_map_mu);
 	return rc;
+}
+
+int
+xt_peer_lookup_portal(const struct xt_lu *lu, const uint8_t addr[16], uint16_t port,
+		      uint16_t lun, struct xt_peer *out)
+{
+	const struct xt_peer *p;
+	char a[INET6_ADDRSTRLEN];
+	size_t n;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&g_map_mu);
+	map_refresh(lu);
+	p = xt_peer_map_find_portal(&g_map, addr, port, lun, &n);
+	if (p != NULL) {
+		*out = *p;
+		rc = 0;
+	} else if (n > 1) {
+		if (inet_ntop(AF_INET6, addr, a, sizeof(a)) == NULL) {
+			snprintf(a, sizeof(a), "?");
+		}
+		xt_lu_warn(lu, "xcopy: %zu peer map entries at [%s]:%u LUN %u: "
+			   "the IPv6 CSCD names none of them\n", n, a, port, lun);
+	}
+	pthread_mutex_unlock(&g_map_mu);
+	return rc;
+}
+
+
+
+int
+xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t buf[16],
+		   size_t *len)
+{
+	struct xt_peer p;
+	uint16_t lun;
+	int rc;
+
+	if (c->type == XCM_CSCD_IPV6) {
+		/* LU IDENTIFIER: a single-level LUN, as the map's URLs hold (0..16383) */
+		if (xcm_lun_single_level(c->lu_id, &lun) != 0) {
+			return -ENOENT;
+		}
+		rc = xt_peer_lookup_portal(lu, c->ip, c->port, lun, &p);
+		if (rc == 0) {
+			memcpy(buf, p.desig, p.desig_len);
+			*len = p.desig_len;
+		}
+		memset(&p, 0, sizeof(p));   /* CHAP secret */
+		return rc;
+	}
+	if (c->type != XCM_CSCD_ID || c->assoc != XCM_ASSOC_LU || c->desig_type != XCM_DESIG_NAA ||
+	    c->code_set != XCM_CODE_SET_BINARY || (c->desig_len != 8 && c->desig_len != 16)) {
+		return -ENOENT;
+	}
+	memcpy(buf, c->desig, c->desig_len);
+	*len = c->desig_len;
+	return 0;
 }
 
 void

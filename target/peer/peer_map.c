@@ -10,6 +10,7 @@
  * (XT_PEER_FILE_MAX, XT_PEER_ENTRIES_MAX), and the first fault is reported
  * as "line N: reason". Pure: the file is read by peer_load.c.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -377,6 +378,52 @@ xt_peer_map_find(const struct xt_peer_map *map, const uint8_t *desig, size_t len
 		}
 	}
 	return NULL;
+}
+
+/*
+ * An entry's HOST as a 16-byte address: an IPv6 literal, or an IPv4 one as
+ * its IPv4-mapped IPv6 address (::ffff:a.b.c.d, RFC 4291 2.5.5.2). A host
+ * name has none: it is never looked up (no DNS answer decides what a copy
+ * may reach).
+ */
+static bool
+host_addr(const char *host, uint8_t a[16])
+{
+	struct in_addr v4;
+
+	if (inet_pton(AF_INET6, host, a) == 1) {
+		return true;
+	}
+	if (inet_pton(AF_INET, host, &v4) == 1) {
+		memset(a, 0, 10);
+		a[10] = 0xFF;
+		a[11] = 0xFF;
+		memcpy(a + 12, &v4, 4);
+		return true;
+	}
+	return false;
+}
+
+const struct xt_peer *
+xt_peer_map_find_portal(const struct xt_peer_map *map, const uint8_t addr[16], uint16_t port,
+			uint16_t lun, size_t *nmatch)
+{
+	const struct xt_peer *found = NULL;
+	uint8_t a[16];
+	size_t i;
+
+	*nmatch = 0;
+	for (i = 0; i < map->n; i++) {
+		const struct xt_peer *p = &map->v[i];
+
+		if (p->port == port && p->lun == lun && host_addr(p->host, a) &&
+		    memcmp(a, addr, sizeof(a)) == 0) {
+			found = p;
+			(*nmatch)++;
+		}
+	}
+	/* two targets behind one portal with the same LUN: the CSCD names neither */
+	return *nmatch == 1 ? found : NULL;
 }
 
 int

@@ -49,7 +49,9 @@ same_cscd(const struct xcm_cscd *a, const struct xcm_cscd *b)
 	    a->pdt != b->pdt || a->rel_port != b->rel_port || a->code_set != b->code_set ||
 	    a->assoc != b->assoc || a->desig_type != b->desig_type ||
 	    a->desig_len != b->desig_len || memcmp(a->desig, b->desig, sizeof(a->desig)) != 0 ||
-	    a->pad != b->pad || a->block_len != b->block_len || a->offset != b->offset) {
+	    a->pad != b->pad || a->block_len != b->block_len || a->offset != b->offset ||
+	    memcmp(a->lu_id, b->lu_id, sizeof(a->lu_id)) != 0 ||
+	    memcmp(a->ip, b->ip, sizeof(a->ip)) != 0 || a->port != b->port || a->ipn != b->ipn) {
 		die("CSCD differs after re-encode");
 	}
 }

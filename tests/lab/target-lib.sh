@@ -111,3 +111,27 @@ lab_xcopy_e4() {
 	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$out.list"
 	sg_raw -s 108 -i "$out.list" "$sg" 83 00 00 00 00 00 00 00 00 00 00 00 00 6c 00 00 >"$out" 2>&1
 }
+
+# lab_xcopy_ea SG OUT SERIAL ADDR PORT LUN DIR BLOCKS SRC_LBA DST_LBA : one LID1
+#   EXTENDED COPY to SG made by hand: no list identifier, an identification
+#   CSCD (E4h, ID 0, NAA of SERIAL) and an iSCSI IPv6 CSCD (EAh, IDs 1-2:
+#   ADDR as 32 hex digits, TCP PORT, LUN < 256; docs/cscd-descriptors.md),
+#   one 02h segment: DIR push (ID 0 -> ID 1) or pull (ID 1 -> ID 0); the list
+#   in OUT.list, sg_raw's output in OUT
+lab_xcopy_ea() {
+	local sg=$1 out=$2 s ids hex
+	s=$(lab_naa "$3")
+	ids=00000001
+	[ "$7" = pull ] && ids=00010000
+	hex=$(
+		printf '0018006000000000 0000001c00000000'
+		printf 'e4000000 01030010 %s 0000000000000200' "$s"
+		printf 'ea000000 00%02x000000000000 %s 00000200' "$6" "$4"
+		printf 'ff000000 %04x0006 %048d' "$5" 0
+		printf '02000018 %s 0000%04x %016x%016x' "$ids" "$8" "$9" "${10}"
+	)
+	hex=${hex// /}
+	# shellcheck disable=SC2001 # every pair of digits becomes \xHH
+	printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" >"$out.list"
+	sg_raw -s 140 -i "$out.list" "$sg" 83 00 00 00 00 00 00 00 00 00 00 00 00 8c 00 00 >"$out" 2>&1
+}

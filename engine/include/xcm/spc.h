@@ -64,7 +64,11 @@ enum {
 enum {
 	XCM_CSCD_FC_N_PORT_NAME = 0xE0,
 	XCM_CSCD_ID = 0xE4,            /* identification descriptor */
-	XCM_CSCD_EXT = 0xFF,
+	XCM_CSCD_IPV4 = 0xE5,          /* iSCSI IPv4: layout not established, refused */
+	XCM_CSCD_ALIAS = 0xE6,         /* alias: needs CHANGE ALIASES, refused */
+	XCM_CSCD_IPV6 = 0xEA,          /* iSCSI IPv6, 64 bytes (docs/cscd-descriptors.md) */
+	XCM_CSCD_IP_COPY_SERVICE = 0xEB, /* vendor specific protocol, refused */
+	XCM_CSCD_EXT = 0xFF,           /* CSCD descriptor extension: bytes 32-63 of a 64-byte one */
 };
 enum {
 	XCM_CSCD_ID_MAX_INDEX = 0x07FF,
@@ -184,7 +188,8 @@ enum {
 	XCM_CDB16_LEN = 16,
 	XCM_PLIST_HDR_LEN = 16,        /* LID1 parameter list header */
 	XCM_PLIST4_HDR_LEN = 48,       /* LID4 parameter list header */
-	XCM_CSCD_LEN = 32,
+	XCM_CSCD_LEN = 32,             /* one CSCD slot: CSCD descriptor IDs count these */
+	XCM_CSCD_LEN64 = 64,           /* a CSCD with one extension (EAh) */
 	XCM_SEG_B2B_LEN = 28,
 	XCM_SEG_B2B_OFF_LEN = 32,
 	XCM_SEG_HDR_LEN = 8,

@@ -67,6 +67,7 @@ enum xcm_status {
 	XCM_E_CA_INVALID_OP,           /* 0A 26/0C */
 	XCM_E_CA_GRANULARITY,          /* 0A 26/0D */
 	XCM_E_CA_FAST_COPY_NOT_POSSIBLE, /* 0A 26/16 */
+	XCM_E_CA_INVALID_FIELD_PARAM,  /* 0A 26/00: CSCD extension byte, an ID naming an extension */
 	XCM_E_CA_DEADLINE,             /* 0A 2E/02: stopped between chunks at the command's deadline */
 	/* other */
 	XCM_E_INTERNAL,                /* 04 44/00 */
@@ -160,9 +161,14 @@ const uint8_t *xcm_supported_rcr_sas(size_t *n);
 /* EXTENDED COPY (LID1) parameter list                                        */
 /* ------------------------------------------------------------------------ */
 
-/* A decoded identification (E4h) CSCD descriptor, or the implicit "self" one. */
+/*
+ * One 32-byte slot of the CSCD descriptor list, as CSCD descriptor IDs count
+ * them (SPC-4 6.4.5.2: an ID may name an extension): a decoded identification
+ * (E4h) or iSCSI IPv6 (EAh) CSCD, the extension slot that follows an EAh
+ * (type XCM_CSCD_EXT, no fields), or the implicit "self" one (type 0).
+ */
 struct xcm_cscd {
-	uint8_t type;          /* XCM_CSCD_ID; 0 for the implicit FFFFh "this LU" */
+	uint8_t type;          /* XCM_CSCD_ID, XCM_CSCD_IPV6, XCM_CSCD_EXT; 0: FFFFh "this LU" */
 	uint8_t lu_id_type;    /* byte 1 bits 7:6 */
 	bool nul;              /* byte 1 bit 5 */
 	uint8_t pdt;           /* byte 1 bits 4:0 */
@@ -175,7 +181,22 @@ struct xcm_cscd {
 	bool pad;              /* device type specific byte 28 bit 2 */
 	uint32_t block_len;    /* DISK BLOCK LENGTH (0: the LU's own) */
 	uint32_t offset;       /* offset of the descriptor in the parameter list (for sense) */
+	/* EAh only (E4h fields above: zero) */
+	uint8_t lu_id[8];      /* LU IDENTIFIER: a SAM LUN (xcm_lun_single_level) */
+	uint8_t ip[16];        /* IPV6 ADDRESS, network order */
+	uint16_t port;         /* PORT NUMBER (TCP), 1..65535 */
+	uint16_t ipn;          /* INTERNET PROTOCOL NUMBER: 0006h (TCP) */
 };
+
+/*
+ * The LUN of an 8-byte SAM LUN field holding a single-level LUN: peripheral
+ * device addressing with bus 0 (LUN 0..255) or flat space addressing
+ * (0..16383), the remaining six bytes zero. 0, or -EINVAL for anything else
+ * (other methods, bus numbers, hierarchical LUNs).
+ */
+int xcm_lun_single_level(const uint8_t lun[8], uint16_t *out);
+/* The 8-byte SAM LUN of lun (0..16383): peripheral below 256, else flat space. */
+void xcm_lun_encode(uint16_t lun, uint8_t out[8]);
 
 struct xcm_segment {
 	uint8_t type;          /* XCM_SEG_B2B or XCM_SEG_B2B_OFF */
@@ -226,8 +247,10 @@ enum xcm_status xcm_list_parse(uint32_t plen, struct xcm_span data, const struct
 
 /*
  * Encode a parameter list (initiator side). Segment src/dst pointers must
- * point into l->cscd[0..ncscd) or at &l->self. Returns the full length;
- * bytes past w->cap are dropped.
+ * point into l->cscd[0..ncscd) or at &l->self. Each cscd[] entry is one
+ * 32-byte slot: an EAh entry writes bytes 0-31, the XCM_CSCD_EXT entry that
+ * must follow it bytes 32-63 (from the EAh's fields), as the decoder returns
+ * them. Returns the full length; bytes past w->cap are dropped.
  */
 size_t xcm_list_encode(const struct xcm_list *l, struct xcm_wbuf *w);
 

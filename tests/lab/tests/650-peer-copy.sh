@@ -12,6 +12,9 @@
 #     (LID4) completed, 1 MiB, 1 segment; with P write-protected for the copy
 #     manager's ACL: COPY ABORTED 0D/01 (P's DATA PROTECT forwarded), RCS
 #     (LID4) completed with errors, 0 bytes, the sense held
+#   an iSCSI IPv6 CSCD (EAh) naming P by portal (::ffff:127.0.0.1, 3260) and
+#     LUN 0: 08/04 while Q's entry shares them (logged), then push and pull,
+#     bytes compared; another port 08/04
 #   a designator neither here nor in the map: COPY ABORTED 08/04, no login
 #   a map entry whose target's ACL refuses the initiator: COPY ABORTED 0D/02,
 #     P2 unchanged
@@ -115,6 +118,25 @@ lab_msg "RCS(LID4) 0x65000005: $st"
 lab_check "RCS(LID4): completed with errors (02h), CHECK CONDITION, 0 bytes, sense held" \
 	test "$(field op_status <<<"$st") $(field cmd_status <<<"$st") $(field bytes <<<"$st")" = \
 	"0x02 2 0" -a "$(field sense_len <<<"$st")" -ge 18
+
+# iSCSI IPv6 CSCD (EAh): P named by portal (::ffff:127.0.0.1 port 3260) and LUN 0
+V4=00000000000000000000ffff7f000001
+xea() { lab_xcopy_ea "$sgx" "$W/out" "$SER_X" "$@"; }
+# the map has P and Q at 127.0.0.1:3260 LUN 0: the CSCD names neither
+lab_check_fails "EAh at a portal and LUN two map entries share: refused" xea "$V4" 3260 0 push 8 0 0
+lab_check "... COPY ABORTED, unreachable copy target (08/04)" grep -qi "unreachable copy target" "$W/out"
+lab_check "... logged" grep -q "2 peer map entries at \[::ffff:127.0.0.1\]:3260 LUN 0" \
+	"$LAB_RUN_DIR/tcmu/tcmu-runner.log"
+cp "$MAP" "$W/map.both"
+grep -v "$IQN_Q" "$W/map.both" >"$MAP"
+# push X [0, 1 MiB) -> P [7 MiB, 8 MiB); pull P [0, 1 MiB) -> X [7 MiB, 8 MiB)
+lab_check "EAh push X -> P by portal: GOOD" xea "$V4" 3260 0 push 2048 0 14336
+lab_check "EAh push: P's blocks are X's" same "$W/p.img" $((7 * MB)) "$W/x.img" 0 $((1 * MB))
+lab_check "EAh pull P -> X by portal: GOOD" xea "$V4" 3260 0 pull 2048 0 14336
+lab_check "EAh pull: X's blocks are P's" same "$W/x.img" $((7 * MB)) "$W/p.img" 0 $((1 * MB))
+lab_check_fails "EAh at another port: refused" xea "$V4" 3261 0 push 8 0 0
+lab_check "... 08/04" grep -qi "unreachable copy target" "$W/out"
+cp "$W/map.both" "$MAP"
 
 # a designator no LU has and the map does not name
 cp "$W/x.img" "$W/x.orig"

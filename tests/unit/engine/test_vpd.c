@@ -10,7 +10,8 @@
 #define BIG 1024
 
 /* Default page: 4 + 20 (0001h) + 32 (0004h) + 8 (0008h) + 8 (000Ch) + 36 (8001h). */
-#define PAGE_LEN (4 + 24 + 32 + 8 + 8 + 36)
+/* 0008h: 1 + 4 codes (02h 0Ah E4h EAh), padded to 8 */
+#define PAGE_LEN (4 + 24 + 32 + 12 + 8 + 36)
 
 static size_t
 encode(const struct xcm_limits *l, uint8_t pdt, uint8_t *b, size_t cap)
@@ -61,9 +62,9 @@ vpd_page_layout(void)
 	CU_ASSERT_EQUAL(find_desc(b, n, 0x0004), 28);
 	CU_ASSERT_EQUAL(xcm_get_be16(b + 30), 0x001C);
 	CU_ASSERT_EQUAL(find_desc(b, n, 0x0008), 60);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 68);
-	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 76);
-	CU_ASSERT_EQUAL(xcm_get_be16(b + 78), 0x0020);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x000C), 72);
+	CU_ASSERT_EQUAL(find_desc(b, n, 0x8001), 80);
+	CU_ASSERT_EQUAL(xcm_get_be16(b + 82), 0x0020);
 }
 
 static void

@@ -2,8 +2,8 @@
 /*
  * target/peer/peer_map.c and peer_load.c: the peer map's parser (every
  * field, every refusal with its exact line and reason), the designator ->
- * entry resolution, the file's owner and mode rule, and its reload when the
- * file changes. XCOPY_PEERS points the unit binary at a file of its own
+ * entry resolution, the portal -> entry resolution of IPv6 CSCDs, the
+ * file's owner and mode rule, and its reload when the file changes. XCOPY_PEERS points the unit binary at a file of its own
  * (set before main: xt_env() reads the environment once).
  */
 #include <errno.h>
@@ -295,12 +295,151 @@ map_lookup_reload(void)
 	xt_peer_map_reset();
 }
 
+/* ::ffff:a.b.c.d, as an IPv6 CSCD carries an IPv4 address */
+static void
+v4mapped(uint8_t a[16], uint8_t x, uint8_t y, uint8_t z, uint8_t w)
+{
+	memset(a, 0, 16);
+	a[10] = 0xff;
+	a[11] = 0xff;
+	a[12] = x;
+	a[13] = y;
+	a[14] = z;
+	a[15] = w;
+}
+
+/*
+ * xt_peer_map_find_portal: an IPv6 CSCD (EAh) names a LU by portal address,
+ * TCP port and LUN; an entry matches when its HOST is that address (IPv4
+ * entries as IPv4-mapped IPv6), its port and LUN equal; a host name never
+ * matches; two entries alike match nothing.
+ */
+static void
+map_find_portal(void)
+{
+	static const uint8_t fd00_1[16] = { 0xfd, 0x00, [15] = 0x01 };
+	static const uint8_t db8_9[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x09 };
+	const char *text = D16 " " U1 " " I1 "\n"
+			   "naa.5001020304050607 iscsi://[fd00::1]/iqn.2026-12.org.example:six/0 "
+			   I1 "\n"
+			   "naa.5001020304050608 iscsi://peer.example/iqn.2026-12.org.example:name/0 "
+			   I1 "\n"
+			   "naa.5001020304050609 iscsi://[2001:db8::9]/iqn.2026-12.org.example:a/1 "
+			   I1 "\n"
+			   "naa.500102030405060a iscsi://[2001:db8::9]/iqn.2026-12.org.example:b/1 "
+			   I1 "\n"
+			   "naa.500102030405060b iscsi://[::ffff:10.0.0.2]:3262/iqn.2026-12.org.example:m/7 "
+			   I1 "\n";
+	struct xt_peer_map m;
+	const struct xt_peer *p;
+	uint8_t a[16];
+	char why[256];
+	size_t n;
+
+	UT_ASSERT_FATAL(parse(text, &m, why, sizeof(why)) == 0);
+	UT_ASSERT_FATAL(m.n == 6);
+	/* 127.0.0.1:3261 LUN 3: the IPv4 entry */
+	v4mapped(a, 127, 0, 0, 1);
+	p = xt_peer_map_find_portal(&m, a, 3261, 3, &n);
+	CU_ASSERT_PTR_EQUAL(p, &m.v[0]);
+	CU_ASSERT_EQUAL(n, 1);
+	/* the same with another port, another LUN, another address: none */
+	CU_ASSERT_PTR_NULL(xt_peer_map_find_portal(&m, a, 3260, 3, &n));
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_PTR_NULL(xt_peer_map_find_portal(&m, a, 3261, 4, &n));
+	v4mapped(a, 127, 0, 0, 2);
+	CU_ASSERT_PTR_NULL(xt_peer_map_find_portal(&m, a, 3261, 3, &n));
+	/* [fd00::1], port 3260 by default, LUN 0 */
+	CU_ASSERT_PTR_EQUAL(xt_peer_map_find_portal(&m, fd00_1, 3260, 0, &n), &m.v[1]);
+	/* an IPv4-compatible form is not the IPv4-mapped one: ::127.0.0.1 names nothing */
+	memset(a, 0, sizeof(a));
+	a[12] = 127;
+	a[15] = 1;
+	CU_ASSERT_PTR_NULL(xt_peer_map_find_portal(&m, a, 3261, 3, &n));
+	/* two targets at [2001:db8::9]:3260 with LUN 1: the CSCD names neither */
+	CU_ASSERT_PTR_NULL(xt_peer_map_find_portal(&m, db8_9, 3260, 1, &n));
+	CU_ASSERT_EQUAL(n, 2);
+	/* an entry written [::ffff:10.0.0.2] is the IPv4 address 10.0.0.2 */
+	v4mapped(a, 10, 0, 0, 2);
+	CU_ASSERT_PTR_EQUAL(xt_peer_map_find_portal(&m, a, 3262, 7, &n), &m.v[5]);
+	xt_peer_map_free(&m);
+}
+
+/* xt_peer_cscd_desig: the designator the map names a CSCD's LU by (E4h own, EAh by portal). */
+static void
+map_cscd_desig(void)
+{
+	static const uint8_t d16[16] = { 0x60, 0x01, 0x40, 0x51, 0x23, 0x45, 0x67, 0x89,
+					 0x0a, 0xbc, 0xde, 0xf0, 0x12, 0x34, 0x56, 0x78 };
+	struct xcm_cscd c;
+	struct xt_lu lu;
+	uint8_t d[16];
+	size_t len;
+
+	if (geteuid() != 0) {
+		UT_SKIP("the map must be root's own: runs as root only");
+		return;
+	}
+	memset(&lu, 0, sizeof(lu));
+	xt_peer_map_reset();
+	put_map(D16 " " U1 " " I1 "\n"
+		"naa.5001020304050608 iscsi://localhost:3261/iqn.2026-12.org.example:n/4 " I1 "\n",
+		0600);
+	memset(&c, 0, sizeof(c));
+	c.type = XCM_CSCD_IPV6;
+	c.pdt = XCM_PDT_BLOCK;
+	v4mapped(c.ip, 127, 0, 0, 1);
+	c.port = 3261;
+	c.ipn = 6;
+	xcm_lun_encode(3, c.lu_id);
+	len = 0;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), 0);
+	CU_ASSERT_EQUAL(len, 16);
+	CU_ASSERT_EQUAL(memcmp(d, d16, 16), 0);
+	/* LUN 3 in flat space addressing is LUN 3 */
+	c.lu_id[0] = 0x40;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), 0);
+	/* a LUN with a bus number, a second level: not a map LUN */
+	c.lu_id[0] = 0x01;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	xcm_lun_encode(3, c.lu_id);
+	c.lu_id[3] = 1;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	xcm_lun_encode(3, c.lu_id);
+	c.port = 3260;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	/* "localhost" is a name: never looked up, never matched */
+	c.port = 3261;
+	xcm_lun_encode(4, c.lu_id);
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	/* an E4h: its own NAA designator, whether or not the map names it */
+	memset(&c, 0, sizeof(c));
+	c.type = XCM_CSCD_ID;
+	c.code_set = XCM_CODE_SET_BINARY;
+	c.desig_type = XCM_DESIG_NAA;
+	c.desig_len = 16;
+	memcpy(c.desig, d16, 16);
+	memset(d, 0, sizeof(d));
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), 0);
+	CU_ASSERT_EQUAL(memcmp(d, d16, 16), 0);
+	/* an E4h with a T10 vendor ID designator: the map names LUs by NAA only */
+	c.desig_type = XCM_DESIG_T10;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	/* an extension slot names nothing */
+	c.type = XCM_CSCD_EXT;
+	CU_ASSERT_EQUAL(xt_peer_cscd_desig(&lu, &c, d, &len), -ENOENT);
+	unlink(g_path);
+	xt_peer_map_reset();
+}
+
 static CU_TestInfo g_tests[] = {
 	{ "parse_fields", map_parse_fields },
 	{ "parse_refusals", map_parse_refusals },
 	{ "parse_bounds", map_parse_bounds },
 	{ "mode_rule", map_mode_rule },
 	{ "lookup_reload", map_lookup_reload },
+	{ "find_portal", map_find_portal },
+	{ "cscd_desig", map_cscd_desig },
 	CU_TEST_INFO_NULL,
 };
 UT_SUITE(target_peer_map, g_tests)
