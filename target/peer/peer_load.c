@@ -23,6 +23,7 @@
 static pthread_mutex_t g_map_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct xt_peer_map g_map;
 static bool g_have;                 /* g_key describes the file g_map came from */
+static uint64_t g_gen;              /* bumped at each (re)read: discovery starts over */
 static struct {
 	dev_t dev;
 	ino_t ino;
@@ -87,16 +88,15 @@ load_fd(int fd, const struct stat *st, char *why, size_t whylen)
 	return rc;
 }
 
-int
-xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct xt_peer *out)
+/* g_map as the file is now (under g_map_mu). */
+static void
+refresh(const struct xt_lu *lu)
 {
 	const char *path = xt_env()->peers_path;
-	const struct xt_peer *p;
 	char why[320];
 	struct stat st;
-	int fd, rc = -ENOENT;
+	int fd;
 
-	pthread_mutex_lock(&g_map_mu);
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (!(g_have && g_key.absent)) {
@@ -108,6 +108,7 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 			memset(&g_key, 0, sizeof(g_key));
 			g_key.absent = true;
 			g_have = true;
+			g_gen++;
 		}
 	} else if (fstat(fd, &st) != 0) {
 		xt_peer_map_free(&g_map);
@@ -121,6 +122,7 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 		g_key.mtime = st.st_mtim;
 		g_key.ctime = st.st_ctim;
 		g_have = true;
+		g_gen++;
 		why[0] = '\0';
 		if (load_fd(fd, &st, why, sizeof(why)) != 0) {
 			xt_lu_err(lu, "peer map %s refused: %s: no peer reachable until it is fixed\n",
@@ -131,12 +133,23 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 				g_have = true;   /* refused as it is: logged once, until it changes */
 			}
 		} else {
-			xt_lu_info(lu, "peer map %s: %zu peers\n", path, g_map.n);
+			xt_lu_info(lu, "peer map %s: %zu peers, %zu portals to discover\n", path,
+				   g_map.n, g_map.nportal);
 		}
 	}
 	if (fd >= 0) {
 		close(fd);
 	}
+}
+
+int
+xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct xt_peer *out)
+{
+	const struct xt_peer *p;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&g_map_mu);
+	refresh(lu);
 	p = xt_peer_map_find(&g_map, desig, len);
 	if (p != NULL) {
 		*out = *p;
@@ -146,6 +159,22 @@ xt_peer_lookup(const struct xt_lu *lu, const uint8_t *desig, size_t len, struct 
 	return rc;
 }
 
+size_t
+xt_peer_portals(const struct xt_lu *lu, struct xt_peer *v, size_t max, uint64_t *gen)
+{
+	size_t n;
+
+	pthread_mutex_lock(&g_map_mu);
+	refresh(lu);
+	n = g_map.nportal < max ? g_map.nportal : max;
+	if (n > 0) {
+		memcpy(v, g_map.portal, n * sizeof(*v));
+	}
+	*gen = g_gen;
+	pthread_mutex_unlock(&g_map_mu);
+	return n;
+}
+
 void
 xt_peer_map_reset(void)
 {
@@ -153,5 +182,6 @@ xt_peer_map_reset(void)
 	xt_peer_map_free(&g_map);
 	memset(&g_key, 0, sizeof(g_key));
 	g_have = false;
+	g_gen++;
 	pthread_mutex_unlock(&g_map_mu);
 }
