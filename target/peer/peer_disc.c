@@ -62,9 +62,12 @@ port_clear(struct disc_portal *d)
 	memset(d, 0, sizeof(*d));   /* the line's CHAP secret */
 }
 
-/* Log what the scan of d found when it is not what the last one found. */
+/*
+ * Log what the scan of d found (msg, and detail on a line of its own:
+ * tcmu-runner cuts long lines) when msg is not what the last scan found.
+ */
 static void
-tell(const struct xt_lu *lu, struct disc_portal *d, bool err, const char *msg)
+tell(const struct xt_lu *lu, struct disc_portal *d, bool err, const char *msg, const char *detail)
 {
 	if (strcmp(d->told, msg) == 0) {
 		return;
@@ -76,6 +79,9 @@ tell(const struct xt_lu *lu, struct disc_portal *d, bool err, const char *msg)
 	} else {
 		xt_lu_info(lu, "peer discovery at %s:%u as %s: %s\n", d->line.host, d->line.port,
 			   d->line.initiator, msg);
+	}
+	if (detail != NULL && detail[0] != '\0') {
+		xt_lu_warn(lu, "peer discovery at %s:%u: %s\n", d->line.host, d->line.port, detail);
 	}
 }
 
@@ -203,7 +209,7 @@ scan(const struct xt_lu *lu, struct disc_portal *d, uint64_t deadline_ms)
 		d->lu = calloc(XT_PEER_DISC_LUS_MAX, sizeof(*d->lu));
 	}
 	if (d->names == NULL || d->lu == NULL) {
-		tell(lu, d, true, "out of memory");
+		tell(lu, d, true, "out of memory", NULL);
 		return;
 	}
 	tmo = xt_peer_timeout_for(end, XT_PEER_LOGIN_S);
@@ -212,7 +218,7 @@ scan(const struct xt_lu *lu, struct disc_portal *d, uint64_t deadline_ms)
 							  why, sizeof(why));
 	if (n < 0) {
 		snprintf(msg, sizeof(msg), "no scan: %.200s", n == -ETIMEDOUT ? "no time left" : why);
-		tell(lu, d, true, msg);
+		tell(lu, d, true, msg, NULL);
 		return;
 	}
 	d->nnames = (size_t)n;
@@ -223,7 +229,7 @@ scan(const struct xt_lu *lu, struct disc_portal *d, uint64_t deadline_ms)
 			snprintf(msg, sizeof(msg), "scan cut short at target %zu of %zu (its time "
 				 "bound or the copy's deadline): not used", t + 1, d->nnames);
 			d->nlu = 0;
-			tell(lu, d, true, msg);
+			tell(lu, d, true, msg, NULL);
 			return;
 		}
 		if (rc != 0 && failed++ == 0) {
@@ -235,10 +241,10 @@ scan(const struct xt_lu *lu, struct disc_portal *d, uint64_t deadline_ms)
 		     more ? " (more not looked at)" : "", d->nlu,
 		     capped ? " (more not looked at)" : "");
 	if (failed > 0 && n > 0 && (size_t)n < sizeof(msg)) {
-		snprintf(msg + n, sizeof(msg) - (size_t)n, "; %u of them not logged in to, the first: %s",
-			 failed, first);
+		snprintf(msg + n, sizeof(msg) - (size_t)n, ", %u not scanned (the first's reason "
+			 "follows)", failed);
 	}
-	tell(lu, d, false, msg);
+	tell(lu, d, false, msg, first);
 }
 
 /* The map's discover lines changed (or first use): forget every scan. */

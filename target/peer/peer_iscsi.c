@@ -334,9 +334,11 @@ loose_login(const struct xt_peer *p, bool discovery, int timeout_s, char *why, s
 		return NULL;
 	}
 	if (iscsi_connect_sync(s->iscsi, s->portal) != 0 || iscsi_login_sync(s->iscsi) != 0) {
-		snprintf(why, whylen, "%s login to %s at %s as %s: %s",
-			 discovery ? "discovery" : "scan", discovery ? "the portal" : p->target,
-			 s->portal, p->initiator, iscsi_get_error(s->iscsi));
+		if (discovery) {
+			snprintf(why, whylen, "discovery login: %s", iscsi_get_error(s->iscsi));
+		} else {
+			snprintf(why, whylen, "login to %s: %s", p->target, iscsi_get_error(s->iscsi));
+		}
 		sess_free(s, false);
 		return NULL;
 	}
@@ -363,7 +365,7 @@ xt_psess_sendtargets(const struct xt_peer *p, int timeout_s, char (*names)[XT_PE
 	}
 	da = iscsi_discovery_sync(s->iscsi);
 	if (da == NULL) {
-		snprintf(why, whylen, "SendTargets at %s: %s", s->portal, iscsi_get_error(s->iscsi));
+		snprintf(why, whylen, "SendTargets: %s", iscsi_get_error(s->iscsi));
 		sess_free(s, false);
 		return -EIO;
 	}

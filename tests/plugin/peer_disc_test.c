@@ -10,7 +10,8 @@
  * map changes and when its lifetime ends; a designator not on the portal
  * refused with the bytes of an unknown one (08/04); an explicit line wins
  * (no discovery at all); a designator on two LUs refused (0D/02, nothing
- * written); a portal that refuses discovery: 08/04, logged once.
+ * written); a found LU replaced (its identity check fails: the scan redone);
+ * a portal that refuses discovery: 08/04, logged once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,39 @@ test_disc_ambiguous(void)
 	free(orig);
 }
 
+/*
+ * The LU found by a scan is replaced (LUN 5 now reports another designator):
+ * the copy fails its identity check (0D/02) and marks the scan stale; the
+ * rescan (after XT_PEER_DISC_RETRY_MS) no longer finds the designator
+ * (08/04); the LU back: found again by the rescan of a designator not found.
+ */
+static void
+test_disc_stale(void)
+{
+	uint8_t a[16], sense[96];
+
+	if (!disc_up()) {
+		return;
+	}
+	naa_of(SER_A, a);
+	list_peer(a, g_rd, 8, 0, 0, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	g_fi.report_desig = g_elsewhere;
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, XCM_ASC_COPY_TARGET_NOT_REACHABLE));
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(g_fi.discoveries == 1);   /* stale, but not rescanned so soon */
+	plugin_clock_advance_ms(11000);
+	memset(sense, 0, sizeof(sense));
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(memcmp(sense, g_unknown, sizeof(g_unknown)) == 0);
+	CHECK(g_fi.discoveries == 2 && g_fi.writes == 1);
+	g_fi.report_desig = NULL;
+	plugin_clock_advance_ms(11000);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(g_fi.discoveries == 3 && g_fi.writes == 2);
+}
+
 /* The portal refuses discovery: 08/04 (not found), the reason logged once. */
 static void
 test_disc_portal_down(void)
@@ -201,6 +235,7 @@ const struct ptest g_peer_disc_tests[] = {
 	{ "peer.disc_cache", test_disc_cache },
 	{ "peer.disc_explicit_wins", test_disc_explicit_wins },
 	{ "peer.disc_ambiguous", test_disc_ambiguous },
+	{ "peer.disc_stale", test_disc_stale },
 	{ "peer.disc_portal_down", test_disc_portal_down },
 	{ NULL, NULL },
 };
