@@ -118,8 +118,8 @@ keep_lu(struct disc_portal *d, const uint8_t *pg, size_t len, uint16_t target, u
 
 /* REPORT LUNS and VPD 83h of each LUN of target t, over a session of its own. */
 static int
-scan_target(const struct xt_lu *lu, struct disc_portal *d, uint16_t t, uint64_t deadline_ms,
-	    bool *capped, char *why, size_t whylen)
+scan_target(struct disc_portal *d, uint16_t t, uint64_t deadline_ms, bool *capped, char *why,
+	    size_t whylen)
 {
 	const size_t rl_len = XCM_REPORT_LUNS_HDR + 8 * XT_PEER_DISC_LUNS_MAX;
 	uint8_t cdb[XCM_CDB16_LEN], *rl = malloc(rl_len), *pg = malloc(VPD83_ALLOC);
@@ -223,7 +223,7 @@ scan(const struct xt_lu *lu, struct disc_portal *d, uint64_t deadline_ms)
 	}
 	d->nnames = (size_t)n;
 	for (t = 0; t < d->nnames; t++) {
-		int rc = scan_target(lu, d, (uint16_t)t, end, &capped, why, sizeof(why));
+		int rc = scan_target(d, (uint16_t)t, end, &capped, why, sizeof(why));
 
 		if (rc == -ETIMEDOUT) {
 			snprintf(msg, sizeof(msg), "scan cut short at target %zu of %zu (its time "

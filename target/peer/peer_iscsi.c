@@ -10,6 +10,10 @@
  * reused (no automatic reconnect inside libiscsi). A pooled session whose
  * connection died while idle (the peer's target restarted) is found out by
  * the copy's first command: peer_lu.c then drops it and logs in anew.
+ * Discovery (peer_disc.c) has sessions of its own, not pooled, one at a
+ * time: a discovery session for SendTargets (target names only: the
+ * addresses in the answer are never used) and normal sessions at the map's
+ * portal for REPORT LUNS and VPD 83h, logged out when put back.
  */
 #include <errno.h>
 #include <pthread.h>
