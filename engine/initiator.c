@@ -139,6 +139,51 @@ xcm_vpd_devid_next(struct xcm_span page, size_t *off, struct xcm_designator *out
 	return 1;
 }
 
+/* SPC-4 6.33: REPORT LUNS, ALLOCATION LENGTH in bytes 6-9 */
+void
+xcm_cdb_report_luns(uint8_t *cdb, uint32_t alloc_len)
+{
+	memset(cdb, 0, XCM_CDB12_LEN);
+	cdb[0] = XCM_OP_REPORT_LUNS;
+	xcm_put_be32(cdb + 6, alloc_len);
+}
+
+/* SPC-4 6.33.2 (LUN LIST LENGTH, then 8-byte LUNs), SAM-5 4.7 (the LUN's first level) */
+int
+xcm_report_luns_next(struct xcm_span s, size_t *off, uint16_t *lun)
+{
+	struct xcm_span hdr, e;
+	size_t end;
+
+	if (!xcm_span_sub(s, 0, XCM_REPORT_LUNS_HDR, &hdr)) {
+		return -EINVAL;
+	}
+	end = XCM_REPORT_LUNS_HDR + (size_t)xcm_get_be32(hdr.p);
+	if (end > s.len) {
+		end = s.len;
+	}
+	for (;;) {
+		size_t pos = XCM_REPORT_LUNS_HDR + *off;
+
+		if (pos + 8 > end || !xcm_span_sub(s, pos, 8, &e)) {
+			return 0;
+		}
+		*off += 8;
+		/* one level only: bytes 2-7 zero */
+		if (xcm_get_be16(e.p + 2) != 0 || xcm_get_be32(e.p + 4) != 0) {
+			continue;
+		}
+		if ((e.p[0] >> 6) == 0 && e.p[0] == 0) {   /* peripheral, bus 0 */
+			*lun = e.p[1];
+			return 1;
+		}
+		if ((e.p[0] >> 6) == 1) {                  /* flat space */
+			*lun = (uint16_t)((e.p[0] & 0x3f) << 8 | e.p[1]);
+			return 1;
+		}
+	}
+}
+
 /* SBC-3 6.6.4: Block Limits VPD page */
 int
 xcm_vpd_b0_decode(struct xcm_span page, struct xcm_block_limits *out)

@@ -22,11 +22,12 @@
 #define XT_PEER_NAME_MAX 224           /* iSCSI names: 223 bytes (RFC 7143) + NUL */
 #define XT_PEER_HOST_MAX 256
 #define XT_PEER_CHAP_MAX 256
+#define XT_PEER_PORTALS_MAX 16         /* discover lines */
 
-/* One line of the map: a remote LU and how to log in to it. */
+/* One line of the map: a remote LU (or a portal to discover) and how to log in to it. */
 struct xt_peer {
 	uint8_t desig[16];                 /* NAA designator, binary */
-	uint8_t desig_len;                 /* 8 or 16 */
+	uint8_t desig_len;                 /* 8 or 16; 0: a discover line (no target, LUN 0) */
 	char host[XT_PEER_HOST_MAX];       /* IPv4, host name, or IPv6 without brackets */
 	uint16_t port;                     /* 3260 unless given */
 	char target[XT_PEER_NAME_MAX];     /* target IQN / EUI / NAA name */
@@ -35,11 +36,14 @@ struct xt_peer {
 	char chap_user[XT_PEER_CHAP_MAX];  /* "" : no CHAP */
 	char chap_secret[XT_PEER_CHAP_MAX];
 	unsigned int line;                 /* where the map said it */
+	bool found;                        /* by discovery (peer_disc.c): target, LUN its scan's */
 };
 
 struct xt_peer_map {
-	struct xt_peer *v;
+	struct xt_peer *v;                 /* the naa. lines */
 	size_t n;
+	struct xt_peer *portal;            /* the discover lines, in map order */
+	size_t nportal;
 };
 
 /*
@@ -95,6 +99,36 @@ int xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t
 		       size_t *len);
 /* Forget the cached map (handler destroy, tests). */
 void xt_peer_map_reset(void);
+/*
+ * The discover lines of the map file as it is now (read again if changed,
+ * as xt_peer_lookup): at most max copied to v, their count returned; *gen
+ * changes whenever the map is read again (a reload: discovery redone).
+ */
+size_t xt_peer_portals(const struct xt_lu *lu, struct xt_peer *v, size_t max, uint64_t *gen);
+
+/* ---- discovery (peer_disc.c) ---- */
+
+#define XT_PEER_DISC_TARGETS_MAX 64    /* targets of one portal looked at */
+#define XT_PEER_DISC_LUNS_MAX 256      /* LUNs of one target looked at */
+#define XT_PEER_DISC_LUS_MAX 1024      /* LUs of one portal kept */
+#define XT_PEER_DISC_S 60              /* one portal's scan, at most (within the copy's deadline) */
+#define XT_PEER_DISC_TTL_MS 300000     /* a scan is trusted this long */
+#define XT_PEER_DISC_RETRY_MS 10000    /* a designator not found rescans at most this often */
+
+/*
+ * The entry for desig: the map's naa. line if there is one (explicit lines
+ * win), else the LU of a discover line's portal whose VPD 83h reports it
+ * (a scan cached XT_PEER_DISC_TTL_MS, redone on reload or, rate-limited,
+ * when desig is not found), by deadline_ms. 0 with *out (target and LUN of
+ * the LU found, the line's portal, initiator and CHAP); -ENOENT: found
+ * nowhere; -ENOTUNIQ: found on two different LUs (why says which).
+ */
+int xt_peer_resolve(const struct xt_lu *lu, const uint8_t *desig, size_t len,
+		    uint64_t deadline_ms, struct xt_peer *out, char *why, size_t whylen);
+/* A discovered entry failed its identity check at open: its portal is scanned again. */
+void xt_peer_disc_stale(const struct xt_peer *p);
+/* Forget every scan (handler destroy, tests). */
+void xt_peer_disc_reset(void);
 
 /* ---- remote LUs (peer_lu.c) ---- */
 
@@ -160,6 +194,22 @@ void xt_psess_put(struct xt_psess *s, bool broken);
 bool xt_psess_reused(const struct xt_psess *s);
 /* Log out every idle session (handler destroy, tests). */
 void xt_psess_shutdown(void);
+
+/*
+ * Discovery at p's portal (p->host, p->port, as p->initiator with p's
+ * CHAP), a session of its own, not pooled, each step bounded by timeout_s:
+ * SendTargets, at most max target names (XT_PEER_NAME_MAX each) into
+ * names; the addresses the answer gives are not used (every login is at
+ * p's portal). The count, or -errno with why. *more: there were more.
+ */
+int xt_psess_sendtargets(const struct xt_peer *p, int timeout_s, char (*names)[XT_PEER_NAME_MAX],
+			 size_t max, bool *more, char *why, size_t whylen);
+/*
+ * A session to p's target at p's portal, not pooled, no LUN checked (for
+ * REPORT LUNS and INQUIRY): xt_psess_cmd runs on it, xt_psess_put(s, true)
+ * ends it. NULL with why.
+ */
+struct xt_psess *xt_psess_login(const struct xt_peer *p, int timeout_s, char *why, size_t whylen);
 
 /* One command and its outcome. */
 struct xt_pcmd {

@@ -10,6 +10,10 @@
  * reused (no automatic reconnect inside libiscsi). A pooled session whose
  * connection died while idle (the peer's target restarted) is found out by
  * the copy's first command: peer_lu.c then drops it and logs in anew.
+ * Discovery (peer_disc.c) has sessions of its own, not pooled, one at a
+ * time: a discovery session for SendTargets (target names only: the
+ * addresses in the answer are never used) and normal sessions at the map's
+ * portal for REPORT LUNS and VPD 83h, logged out when put back.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,6 +37,7 @@ struct xt_psess {
 	uint16_t lun;
 	bool busy;
 	bool reused;          /* handed out before: its connection may have died idle */
+	bool loose;           /* not in the pool (discovery's): put logs it out */
 	uint64_t idle_since_ms;
 	struct xt_psess *next;
 };
@@ -113,16 +118,19 @@ sess_is(const struct xt_psess *s, const char *portal, const struct xt_peer *p)
 	       s->secret_hash == secret_hash(p->chap_secret) && s->lun == p->lun;
 }
 
+/* A context for p's initiator and CHAP: a normal session to p's target, or discovery. */
 static int
-login(struct xt_psess *s, const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
+setup(struct xt_psess *s, const struct xt_peer *p, bool discovery, int timeout_s, char *why,
+      size_t whylen)
 {
 	s->iscsi = iscsi_create_context(p->initiator);
 	if (s->iscsi == NULL) {
 		snprintf(why, whylen, "no iSCSI context (out of memory)");
 		return -ENOMEM;
 	}
-	if (iscsi_set_targetname(s->iscsi, p->target) != 0 ||
-	    iscsi_set_session_type(s->iscsi, ISCSI_SESSION_NORMAL) != 0 ||
+	if ((!discovery && iscsi_set_targetname(s->iscsi, p->target) != 0) ||
+	    iscsi_set_session_type(s->iscsi, discovery ? ISCSI_SESSION_DISCOVERY :
+				   ISCSI_SESSION_NORMAL) != 0 ||
 	    iscsi_set_header_digest(s->iscsi, ISCSI_HEADER_DIGEST_NONE_CRC32C) != 0 ||
 	    (p->chap_user[0] != '\0' &&
 	     iscsi_set_initiator_username_pwd(s->iscsi, p->chap_user, p->chap_secret) != 0)) {
@@ -133,6 +141,17 @@ login(struct xt_psess *s, const struct xt_peer *p, int timeout_s, char *why, siz
 	/* a portal that drops SYNs: give up after 3 retries (~15 s), not the kernel's 6 (~127 s) */
 	iscsi_set_tcp_syncnt(s->iscsi, 3);
 	iscsi_set_timeout(s->iscsi, timeout_s);
+	return 0;
+}
+
+static int
+login(struct xt_psess *s, const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
+{
+	int rc = setup(s, p, false, timeout_s, why, whylen);
+
+	if (rc != 0) {
+		return rc;
+	}
 	if (iscsi_full_connect_sync(s->iscsi, s->portal, p->lun) != 0) {
 		snprintf(why, whylen, "login to %s at %s as %s: %s", p->target, s->portal,
 			 p->initiator, iscsi_get_error(s->iscsi));
@@ -217,6 +236,10 @@ xt_psess_put(struct xt_psess *s, bool broken)
 {
 	struct xt_psess **pp;
 
+	if (s->loose) {
+		sess_free(s, !broken);
+		return;
+	}
 	pthread_mutex_lock(&g_pool_mu);
 	if (broken) {
 		for (pp = &g_pool; *pp != NULL && *pp != s; pp = &(*pp)->next) {
@@ -295,4 +318,73 @@ xt_psess_cmd(struct xt_psess *s, int lun, struct xt_pcmd *c, char *why, size_t w
 	}
 	scsi_free_scsi_task(t);
 	return 0;
+}
+
+/* A loose session (not pooled) at p's portal: logged in, no LUN checked. */
+static struct xt_psess *
+loose_login(const struct xt_peer *p, bool discovery, int timeout_s, char *why, size_t whylen)
+{
+	struct xt_psess *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	s->loose = true;
+	s->busy = true;
+	portal_of(p, s->portal, sizeof(s->portal));
+	if (setup(s, p, discovery, timeout_s, why, whylen) != 0) {
+		sess_free(s, false);
+		return NULL;
+	}
+	if (iscsi_connect_sync(s->iscsi, s->portal) != 0 || iscsi_login_sync(s->iscsi) != 0) {
+		if (discovery) {
+			snprintf(why, whylen, "discovery login: %s", iscsi_get_error(s->iscsi));
+		} else {
+			snprintf(why, whylen, "login to %s: %s", p->target, iscsi_get_error(s->iscsi));
+		}
+		sess_free(s, false);
+		return NULL;
+	}
+	return s;
+}
+
+struct xt_psess *
+xt_psess_login(const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
+{
+	return loose_login(p, false, timeout_s, why, whylen);
+}
+
+int
+xt_psess_sendtargets(const struct xt_peer *p, int timeout_s, char (*names)[XT_PEER_NAME_MAX],
+		     size_t max, bool *more, char *why, size_t whylen)
+{
+	struct xt_psess *s = loose_login(p, true, timeout_s, why, whylen);
+	struct iscsi_discovery_address *da, *a;
+	size_t n = 0;
+
+	*more = false;
+	if (s == NULL) {
+		return -ECONNREFUSED;
+	}
+	da = iscsi_discovery_sync(s->iscsi);
+	if (da == NULL) {
+		snprintf(why, whylen, "SendTargets: %s", iscsi_get_error(s->iscsi));
+		sess_free(s, false);
+		return -EIO;
+	}
+	for (a = da; a != NULL; a = a->next) {
+		/* the target's name only: its TargetAddress is never used */
+		if (a->target_name == NULL || strlen(a->target_name) >= XT_PEER_NAME_MAX) {
+			continue;
+		}
+		if (n == max) {
+			*more = true;
+			break;
+		}
+		memcpy(names[n++], a->target_name, strlen(a->target_name) + 1);
+	}
+	iscsi_free_discovery_data(s->iscsi, da);
+	sess_free(s, true);
+	return (int)n;
 }

@@ -25,6 +25,7 @@
 static pthread_mutex_t g_map_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct xt_peer_map g_map;
 static bool g_have;                 /* g_key describes the file g_map came from */
+static uint64_t g_gen;              /* bumped at each (re)read: discovery starts over */
 static struct {
 	dev_t dev;
 	ino_t ino;
@@ -109,6 +110,7 @@ map_refresh(const struct xt_lu *lu)
 			memset(&g_key, 0, sizeof(g_key));
 			g_key.absent = true;
 			g_have = true;
+			g_gen++;
 		}
 	} else if (fstat(fd, &st) != 0) {
 		xt_peer_map_free(&g_map);
@@ -122,6 +124,7 @@ map_refresh(const struct xt_lu *lu)
 		g_key.mtime = st.st_mtim;
 		g_key.ctime = st.st_ctim;
 		g_have = true;
+		g_gen++;
 		why[0] = '\0';
 		if (load_fd(fd, &st, why, sizeof(why)) != 0) {
 			xt_lu_err(lu, "peer map %s refused: %s: no peer reachable until it is fixed\n",
@@ -132,7 +135,8 @@ map_refresh(const struct xt_lu *lu)
 				g_have = true;   /* refused as it is: logged once, until it changes */
 			}
 		} else {
-			xt_lu_info(lu, "peer map %s: %zu peers\n", path, g_map.n);
+			xt_lu_info(lu, "peer map %s: %zu peers, %zu portals to discover\n", path,
+				   g_map.n, g_map.nportal);
 		}
 	}
 	if (fd >= 0) {
@@ -183,8 +187,6 @@ xt_peer_lookup_portal(const struct xt_lu *lu, const uint8_t addr[16], uint16_t p
 	return rc;
 }
 
-
-
 int
 xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t buf[16],
 		   size_t *len)
@@ -215,6 +217,22 @@ xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t buf
 	return 0;
 }
 
+size_t
+xt_peer_portals(const struct xt_lu *lu, struct xt_peer *v, size_t max, uint64_t *gen)
+{
+	size_t n;
+
+	pthread_mutex_lock(&g_map_mu);
+	map_refresh(lu);
+	n = g_map.nportal < max ? g_map.nportal : max;
+	if (n > 0) {
+		memcpy(v, g_map.portal, n * sizeof(*v));
+	}
+	*gen = g_gen;
+	pthread_mutex_unlock(&g_map_mu);
+	return n;
+}
+
 void
 xt_peer_map_reset(void)
 {
@@ -222,5 +240,6 @@ xt_peer_map_reset(void)
 	xt_peer_map_free(&g_map);
 	memset(&g_key, 0, sizeof(g_key));
 	g_have = false;
+	g_gen++;
 	pthread_mutex_unlock(&g_map_mu);
 }

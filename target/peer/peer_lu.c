@@ -331,14 +331,22 @@ xt_peer_open(struct xt_lu *self, const uint8_t *desig, size_t len, uint64_t dead
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	if ((rc = xt_peer_lookup(self, desig, len, &p->peer)) != 0) {
+	why[0] = '\0';
+	rc = xt_peer_resolve(self, desig, len, deadline_ms, &p->peer, why, whylen);
+	if (rc != 0) {
+		memset(&p->peer, 0, sizeof(p->peer));
 		free(p);
-		snprintf(why, whylen, "not in the peer map");
-		return -ENOENT;
+		if (rc == -ENOENT) {
+			snprintf(why, whylen, "not in the peer map");
+		}
+		return rc;   /* -ENOTUNIQ: on two LUs, why says which */
 	}
 	p->self = self;
 	rc = session(p, deadline_ms, why, whylen);
 	if (rc != 0) {
+		if (p->peer.found && rc == -ENXIO) {
+			xt_peer_disc_stale(&p->peer);   /* the scan is out of date: redo it */
+		}
 		if (p->sess != NULL) {
 			xt_psess_put(p->sess, p->broken);
 		}

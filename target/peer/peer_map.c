@@ -4,6 +4,10 @@
  *
  *   naa.HEX iscsi://HOST[:PORT]/TARGET/LUN initiator=NAME [chap_user=U chap_secret=S]
  *
+ * or one portal whose LUs are found by discovery (peer_disc.c),
+ *
+ *   discover iscsi://HOST[:PORT] initiator=NAME [chap_user=U chap_secret=S]
+ *
  * '#' at the start of a line (after blanks) comments it; blank lines are
  * skipped. The input is hostile (a typo, or a file someone else wrote):
  * every byte is checked, lines are bounded (XT_PEER_LINE_MAX), the map too
@@ -46,7 +50,7 @@ parse_naa(const char *s, struct xt_peer *p)
 	int naa;
 
 	if (strncmp(s, "naa.", 4) != 0) {
-		return "the designator must be naa. followed by hex digits";
+		return "the designator must be naa. followed by hex digits (or the word discover)";
 	}
 	s += 4;
 	n = strlen(s);
@@ -105,9 +109,12 @@ host_char(char c)
 	       c == '.' || c == '-';
 }
 
-/* iscsi://HOST[:PORT]/TARGET/LUN, HOST a name or IPv4, or [IPv6]. No user@ part. */
+/*
+ * iscsi://HOST[:PORT]/TARGET/LUN, HOST a name or IPv4, or [IPv6]. No user@ part.
+ * portal (a discover line): iscsi://HOST[:PORT] and nothing after it.
+ */
 static const char *
-parse_url(char *s, struct xt_peer *p)
+parse_url(char *s, struct xt_peer *p, bool portal)
 {
 	char *host, *end, *target, *lun;
 	const char *bad;
@@ -137,12 +144,15 @@ parse_url(char *s, struct xt_peer *p)
 		if (end == host) {
 			return "the URL has no host";
 		}
-		if (*end == '\0') {
+		if (*end == '\0' && !portal) {
 			return "the URL needs /TARGET/LUN after the host";
 		}
-		if (*end != ':' && *end != '/') {
+		if (*end != ':' && *end != '/' && *end != '\0') {
 			return "the URL's host may hold only letters, digits, . and - (no user@)";
 		}
+	}
+	if (portal && *end == '/') {
+		return "a discover line names a portal: iscsi://HOST[:PORT], no target or LUN";
 	}
 	if ((size_t)(end - host) >= sizeof(p->host)) {
 		return "the URL's host is too long";
@@ -159,15 +169,23 @@ parse_url(char *s, struct xt_peer *p)
 		for (end = ps; *end >= '0' && *end <= '9' && v <= 65535; end++) {
 			v = v * 10 + (unsigned long)(*end - '0');
 		}
-		if (v < 1 || v > 65535 || *end != '/') {
-			return "the URL's port must be 1 to 65535, then /";
+		if (portal && v >= 1 && v <= 65535 && *end == '/') {
+			return "a discover line names a portal: iscsi://HOST[:PORT], no target or LUN";
+		}
+		if (v < 1 || v > 65535 || *end != (portal ? '\0' : '/')) {
+			return portal ? "the URL's port must be 1 to 65535" :
+			       "the URL's port must be 1 to 65535, then /";
 		}
 		p->port = (uint16_t)v;
-	} else if (*end != '/') {
-		return "the URL needs /TARGET/LUN after the host";
+	} else if (*end != (portal ? '\0' : '/')) {
+		return portal ? "a discover line names a portal: iscsi://HOST[:PORT]" :
+		       "the URL needs /TARGET/LUN after the host";
 	}
 	*end = '\0';
 	memcpy(p->host, host, strlen(host) + 1);
+	if (portal) {
+		return NULL;
+	}
 	target = end + 1;
 	lun = strchr(target, '/');
 	if (lun == NULL) {
@@ -233,9 +251,15 @@ parse_line(char *line, struct xt_peer *p)
 	}
 	if (n < 3) {
 		return "expected: naa.HEX iscsi://HOST[:PORT]/TARGET/LUN initiator=NAME "
+		       "[chap_user=U chap_secret=S], or discover iscsi://HOST[:PORT] initiator=NAME "
 		       "[chap_user=U chap_secret=S]";
 	}
-	if ((bad = parse_naa(f[0], p)) != NULL || (bad = parse_url(f[1], p)) != NULL) {
+	if (strcmp(f[0], "discover") == 0) {
+		bad = parse_url(f[1], p, true);   /* desig_len 0: a portal */
+	} else if ((bad = parse_naa(f[0], p)) == NULL) {
+		bad = parse_url(f[1], p, false);
+	}
+	if (bad != NULL) {
 		return bad;
 	}
 	for (i = 2; i < n; i++) {
@@ -278,6 +302,36 @@ parse_line(char *line, struct xt_peer *p)
 	if ((p->chap_user[0] == '\0') != (p->chap_secret[0] == '\0')) {
 		return "chap_user= and chap_secret= go together";
 	}
+	return NULL;
+}
+
+/* A discover line: one portal and initiator once, at most XT_PEER_PORTALS_MAX. */
+static const char *
+add_portal(struct xt_peer_map *map, const struct xt_peer *p)
+{
+	static char msg[64];
+	struct xt_peer *v;
+	size_t i;
+
+	for (i = 0; i < map->nportal; i++) {
+		const struct xt_peer *o = &map->portal[i];
+
+		if (strcmp(o->host, p->host) == 0 && o->port == p->port &&
+		    strcmp(o->initiator, p->initiator) == 0) {
+			snprintf(msg, sizeof(msg), "the portal and initiator of line %u again", o->line);
+			return msg;
+		}
+	}
+	if (map->nportal == XT_PEER_PORTALS_MAX) {
+		snprintf(msg, sizeof(msg), "more than %d discover lines", XT_PEER_PORTALS_MAX);
+		return msg;
+	}
+	v = realloc(map->portal, (map->nportal + 1) * sizeof(*v));
+	if (v == NULL) {
+		return "out of memory";
+	}
+	map->portal = v;
+	map->portal[map->nportal++] = *p;
 	return NULL;
 }
 
@@ -328,6 +382,13 @@ xt_peer_map_parse(const char *buf, size_t len, struct xt_peer_map *map, char *wh
 			xt_peer_map_free(map);
 			return fail(why, whylen, no, "%s", bad);
 		}
+		if (p.desig_len == 0) {
+			if ((bad = add_portal(map, &p)) != NULL) {
+				xt_peer_map_free(map);
+				return fail(why, whylen, no, "%s", bad);
+			}
+			continue;
+		}
 		for (n = 0; n < map->n; n++) {
 			if (map->v[n].desig_len == p.desig_len &&
 			    memcmp(map->v[n].desig, p.desig, p.desig_len) == 0) {
@@ -358,13 +419,19 @@ xt_peer_map_parse(const char *buf, size_t len, struct xt_peer_map *map, char *wh
 void
 xt_peer_map_free(struct xt_peer_map *map)
 {
+	/* CHAP secrets: not left in freed memory */
 	if (map->v != NULL) {
-		/* CHAP secrets: not left in freed memory */
 		memset(map->v, 0, map->n * sizeof(*map->v));
 	}
 	free(map->v);
 	map->v = NULL;
 	map->n = 0;
+	if (map->portal != NULL) {
+		memset(map->portal, 0, map->nportal * sizeof(*map->portal));
+	}
+	free(map->portal);
+	map->portal = NULL;
+	map->nportal = 0;
 }
 
 const struct xt_peer *

@@ -121,6 +121,7 @@ xt_handler_destroy(void)
 	xt_store_shutdown();
 	xt_psess_shutdown();   /* idle peer sessions logged out */
 	xt_peer_map_reset();
+	xt_peer_disc_reset();
 	xt_tok_shutdown();
 }
 

@@ -2,15 +2,17 @@
 /*
  * libFuzzer target for the host-side response decoders of engine/initiator.c:
  * standard INQUIRY data, the VPD 0x83 designation-descriptor walker, the
- * Block Limits VPD page (B0h), READ CAPACITY(16) data and the READ(16) /
- * WRITE(16) CDB decoder.
+ * Block Limits VPD page (B0h), READ CAPACITY(16) data, the REPORT LUNS
+ * walker and the READ(16) / WRITE(16) CDB decoder.
  *
  * Every decoder reads the same input as the response a device might return.
  * Invariants, else abort(): each decoder returns only its documented values;
  * it accepts exactly the inputs its contract accepts (length, page code,
  * block length); decoded strings are NUL-terminated printable ASCII; the
  * 0x83 walk ends, advances at each step, and every descriptor it reports lies
- * inside both the page (4 + PAGE LENGTH) and the bytes received.
+ * inside both the page (4 + PAGE LENGTH) and the bytes received; the REPORT
+ * LUNS walk ends, each LUN from a whole single-level 00b/01b entry inside
+ * LUN LIST LENGTH and the input, below 16384.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -146,6 +148,43 @@ check_capacity(const uint8_t *data, size_t size)
 }
 
 static void
+check_report_luns(const uint8_t *data, size_t size)
+{
+	size_t off = 0, prev, end;
+	uint16_t lun;
+	int rc;
+
+	end = size >= 8 ? 8 + (size_t)xcm_get_be32(data) : 0;
+	if (end > size) {
+		end = size;
+	}
+	for (;;) {
+		const uint8_t *e;
+
+		prev = off;
+		rc = xcm_report_luns_next(xcm_span_make(data, size), &off, &lun);
+		if (rc != 1 && rc != 0 && rc != -EINVAL) {
+			die("report luns: unexpected return");
+		}
+		if ((rc == -EINVAL) != (size < 8)) {
+			die("report luns: header refused or a short one accepted");
+		}
+		if (rc != 1) {
+			break;
+		}
+		if (off <= prev || off % 8 != 0 || 8 + off > end) {
+			die("report luns: entry not inside the list");
+		}
+		e = data + off;   /* the entry reported: the last 8 bytes walked */
+		if (xcm_get_be16(e + 2) != 0 || xcm_get_be32(e + 4) != 0 || e[0] >= 0x80 ||
+		    (e[0] >> 6 == 0 && e[0] != 0) || lun > 16383 ||
+		    lun != (uint16_t)((e[0] & 0x3f) << 8 | e[1])) {
+			die("report luns: LUN not of its entry");
+		}
+	}
+}
+
+static void
 check_rw16(const uint8_t *data, size_t size)
 {
 	uint64_t lba;
@@ -178,6 +217,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_devid(data, size);
 	check_b0(data, size);
 	check_capacity(data, size);
+	check_report_luns(data, size);
 	check_rw16(data, size);
 	return 0;
 }

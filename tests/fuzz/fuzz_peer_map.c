@@ -11,6 +11,10 @@
  * an 8 or 16 byte NAA designator (NAA 2/3/5 or 6), NUL-terminated names of
  * iSCSI form, a port, a LUN <= 16383, CHAP user and secret both or neither,
  * no designator twice, lines rising; each entry is found by its designator.
+ * Discover lines: at most XT_PEER_PORTALS_MAX, no designator, no target,
+ * LUN 0, a host, a port, an iSCSI initiator name, CHAP both or neither,
+ * no portal and initiator twice, lines rising and none shared with a naa.
+ * line.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -59,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		unsigned int n = 0;
 
 		if (!terminated(why, sizeof(why)) || sscanf(why, "line %u: ", &n) != 1 ||
-		    n > lines || m.n != 0 || m.v != NULL) {
+		    n > lines || m.n != 0 || m.v != NULL || m.nportal != 0 || m.portal != NULL) {
 			die("a refusal without its line, or with a map");
 		}
 		return 0;
@@ -100,6 +104,43 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			die("an entry not found by its designator");
 		}
 	}
+	if (m.nportal > XT_PEER_PORTALS_MAX || (m.nportal > 0) != (m.portal != NULL)) {
+		die("portal count");
+	}
+	last = 0;
+	for (i = 0; i < m.nportal; i++) {
+		const struct xt_peer *p = &m.portal[i];
+
+		if (p->desig_len != 0 || !terminated(p->target, sizeof(p->target)) ||
+		    p->target[0] != '\0' || p->lun != 0) {
+			die("a discover line with a designator, target or LUN");
+		}
+		if (!terminated(p->host, sizeof(p->host)) || p->host[0] == '\0' || p->port == 0 ||
+		    !terminated(p->initiator, sizeof(p->initiator)) || !iscsi_name(p->initiator) ||
+		    !terminated(p->chap_user, sizeof(p->chap_user)) ||
+		    !terminated(p->chap_secret, sizeof(p->chap_secret)) ||
+		    (p->chap_user[0] == '\0') != (p->chap_secret[0] == '\0')) {
+			die("a discover line not whole");
+		}
+		if (p->line <= last || p->line > lines) {
+			die("discover line numbers");
+		}
+		last = p->line;
+		for (j = 0; j < m.n; j++) {
+			if (m.v[j].line == p->line) {
+				die("a line both naa. and discover");
+			}
+		}
+		for (j = 0; j < i; j++) {
+			if (strcmp(m.portal[j].host, p->host) == 0 && m.portal[j].port == p->port &&
+			    strcmp(m.portal[j].initiator, p->initiator) == 0) {
+				die("a portal and initiator twice");
+			}
+		}
+	}
 	xt_peer_map_free(&m);
+	if (m.n != 0 || m.v != NULL || m.nportal != 0 || m.portal != NULL) {
+		die("freed map not empty");
+	}
 	return 0;
 }

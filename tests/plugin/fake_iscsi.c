@@ -8,8 +8,10 @@
  * designators, geometry, the initiator and CHAP it accepts, the Nth
  * WRITE(16) failing with a chosen sense, a restart (g_fi.epoch: sessions
  * logged in before it are dead), a copy manager (EXTENDED COPY LID1, one
- * 02h segment between its LUs; or none: 3PC = 0, ILLEGAL REQUEST), and
- * counters of what the plugin sent.
+ * 02h segment between its LUs; or none: 3PC = 0, ILLEGAL REQUEST),
+ * discovery (SendTargets names the target and others whose logins fail,
+ * each with a TargetAddress nobody may use; REPORT LUNS), and counters of
+ * what the plugin sent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,15 @@
 
 struct fake_iscsi g_fi;
 
+static void data_in(struct scsi_task *t, const void *src, size_t n);
+
 struct iscsi_context {
 	char initiator[256];
 	char target[256];
 	char user[256];
 	char secret[256];
 	bool logged_in;
+	bool discovery;
 	unsigned int epoch;   /* g_fi.epoch at login: a later one means the connection is gone */
 	const char *err;
 };
@@ -46,6 +51,7 @@ fake_iscsi_reset(uint32_t block_size, uint64_t nblocks, const uint8_t desig[16])
 	memcpy(g_fi.desig, desig, 16);
 	strcpy(g_fi.target, "iqn.2026-12.org.test:peer");
 	strcpy(g_fi.initiator, "iqn.2026-12.org.test:cm");
+	g_fi.lun1 = 5;
 }
 
 void
@@ -87,7 +93,8 @@ iscsi_set_targetname(struct iscsi_context *c, const char *name)
 int
 iscsi_set_session_type(struct iscsi_context *c, enum iscsi_session_type t)
 {
-	return t == ISCSI_SESSION_NORMAL ? 0 : -1;
+	c->discovery = t == ISCSI_SESSION_DISCOVERY;
+	return t == ISCSI_SESSION_NORMAL || t == ISCSI_SESSION_DISCOVERY ? 0 : -1;
 }
 
 int
@@ -127,11 +134,11 @@ iscsi_get_error(struct iscsi_context *c)
 	return c->err != NULL ? c->err : "";
 }
 
-int
-iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
+/* A normal session's login: the target, initiator and CHAP it accepts. */
+static int
+normal_login(struct iscsi_context *c)
 {
 	g_fi.logins++;
-	strncpy(g_fi.portal, portal, sizeof(g_fi.portal) - 1);
 	if (strcmp(c->target, g_fi.target) != 0 || strcmp(c->initiator, g_fi.initiator) != 0 ||
 	    strcmp(c->user, g_fi.chap_user) != 0 || strcmp(c->secret, g_fi.chap_secret) != 0) {
 		c->err = "Failed to log in to target. Status: Authorization failure(513)";
@@ -140,6 +147,105 @@ iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
 	c->logged_in = true;
 	c->epoch = g_fi.epoch;
 	return 0;
+}
+
+int
+iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
+{
+	strncpy(g_fi.portal, portal, sizeof(g_fi.portal) - 1);
+	g_fi.foreign += strcmp(portal, "127.0.0.1:3262") != 0;
+	return normal_login(c);
+}
+
+int
+iscsi_connect_sync(struct iscsi_context *c, const char *portal)
+{
+	strncpy(g_fi.portal, portal, sizeof(g_fi.portal) - 1);
+	if (strcmp(portal, "127.0.0.1:3262") != 0) {
+		g_fi.foreign++;
+		c->err = "connection refused";
+		return -1;
+	}
+	return 0;
+}
+
+/* After iscsi_connect_sync: a discovery session (any initiator), or the target's login. */
+int
+iscsi_login_sync(struct iscsi_context *c)
+{
+	if (c->discovery) {
+		if (g_fi.no_discovery) {
+			c->err = "Failed to log in to target. Status: Target not found(515)";
+			return -1;
+		}
+		c->logged_in = true;
+		c->epoch = g_fi.epoch;
+		return 0;
+	}
+	return normal_login(c);
+}
+
+static struct iscsi_discovery_address *
+disc_entry(const char *name, struct iscsi_discovery_address *next)
+{
+	struct iscsi_discovery_address *a = calloc(1, sizeof(*a));
+	struct iscsi_target_portal *tp = calloc(1, sizeof(*tp));
+
+	a->target_name = strdup(name);
+	a->portals = tp;
+	tp->portal = strdup("10.99.0.1:3260,1");   /* never to be used */
+	a->next = next;
+	return a;
+}
+
+struct iscsi_discovery_address *
+iscsi_discovery_sync(struct iscsi_context *c)
+{
+	struct iscsi_discovery_address *da = NULL;
+	int i;
+
+	if (!c->discovery || !c->logged_in) {
+		c->err = "Trying to do discovery on non-discovery session.";
+		return NULL;
+	}
+	g_fi.discoveries++;
+	for (i = 1; i >= 0; i--) {
+		if (g_fi.other[i][0] != '\0') {
+			da = disc_entry(g_fi.other[i], da);
+		}
+	}
+	return disc_entry(g_fi.target, da);
+}
+
+void
+iscsi_free_discovery_data(struct iscsi_context *c, struct iscsi_discovery_address *da)
+{
+	struct iscsi_discovery_address *n;
+
+	for (; da != NULL; da = n) {
+		n = da->next;
+		free((char *)da->portals->portal);
+		free(da->portals);
+		free((char *)da->target_name);
+		free(da);
+	}
+}
+
+/* REPORT LUNS: lun1, and lun2 if there is one (peripheral or flat addressing) */
+static void
+report_luns(struct scsi_task *t)
+{
+	uint8_t buf[24] = { 0 };
+	uint16_t luns[2] = { g_fi.lun1, g_fi.lun2 };
+	int i, n = g_fi.has_lu2 ? 2 : 1;
+
+	g_fi.report_luns++;
+	buf[3] = (uint8_t)(8 * n);
+	for (i = 0; i < n; i++) {
+		buf[8 + 8 * i] = luns[i] < 256 ? 0 : (uint8_t)(0x40 | luns[i] >> 8);
+		buf[9 + 8 * i] = (uint8_t)luns[i];
+	}
+	data_in(t, buf, (size_t)(8 + 8 * n));
 }
 
 int
@@ -347,6 +453,9 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 		}
 		memcpy(medium + lba * g_fi.block_size, d->data, d->size);
 		g_fi.write_bytes += d->size;
+		break;
+	case 0xa0:   /* REPORT LUNS */
+		report_luns(t);
 		break;
 	case 0x91:   /* SYNCHRONIZE CACHE(16) */
 		g_fi.syncs++;

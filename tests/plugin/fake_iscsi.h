@@ -33,6 +33,13 @@ struct fake_iscsi {
 	uint8_t fail_xcopy_key;
 	uint16_t fail_xcopy_asc;
 	void (*on_xcopy)(void);        /* called as each EXTENDED COPY completes (a test's hook) */
+	/* discovery: SendTargets lists target (LUN lun1, and lun2) and the names in other[] */
+	uint16_t lun1;                 /* the LUN REPORT LUNS gives the first LU (5) */
+	char other[2][64];             /* more targets SendTargets lists: their logins fail */
+	bool no_discovery;             /* the discovery login fails (the portal is down) */
+	unsigned int discoveries;      /* SendTargets answered */
+	unsigned int foreign;          /* connections to a portal other than 127.0.0.1:3262 */
+	unsigned int report_luns;
 	/* what the plugin did */
 	char portal[300];
 	unsigned int logins, logouts, inquiries, reads, writes, syncs;

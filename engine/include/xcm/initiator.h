@@ -29,6 +29,7 @@ enum {
 	XCM_READ_CAP16_LEN = 32,       /* READ CAPACITY(16) parameter data */
 	XCM_VPD_HDR_LEN = 4,
 	XCM_DESIG_HDR_LEN = 4,         /* VPD 0x83 designation descriptor header */
+	XCM_REPORT_LUNS_HDR = 8,       /* REPORT LUNS parameter data header */
 };
 
 /* INQUIRY (6 bytes); evpd false: standard data (page must be 0). */
@@ -71,6 +72,18 @@ struct xcm_designator {
  * the bytes received.
  */
 int xcm_vpd_devid_next(struct xcm_span page, size_t *off, struct xcm_designator *out);
+
+/* REPORT LUNS (12 bytes), SELECT REPORT 00h (the LUs of the I_T nexus). */
+void xcm_cdb_report_luns(uint8_t *cdb, uint32_t alloc_len);
+/*
+ * Walk REPORT LUNS parameter data: *off starts at 0 and is advanced past
+ * each entry. 1 with *lun for a single-level LUN of peripheral (00b, bus 0)
+ * or flat space (01b) addressing, 0 at the end (LUN LIST LENGTH or the
+ * bytes received, whichever is shorter; a partial entry ends it), -EINVAL
+ * when the 8-byte header is not there. Other entries (well-known LUs,
+ * other address methods, more levels) are skipped.
+ */
+int xcm_report_luns_next(struct xcm_span s, size_t *off, uint16_t *lun);
 
 /* Block Limits VPD page (0xB0), the fields the host uses. */
 struct xcm_block_limits {

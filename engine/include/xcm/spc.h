@@ -20,6 +20,7 @@ enum {
 	XCM_OP_XCOPY = 0x83,           /* THIRD-PARTY COPY OUT (EXTENDED COPY) */
 	XCM_OP_RCR = 0x84,             /* THIRD-PARTY COPY IN (RECEIVE COPY RESULTS) */
 	XCM_OP_SERVICE_ACTION_IN_16 = 0x9E,
+	XCM_OP_REPORT_LUNS = 0xA0,
 };
 
 /* Service actions (CDB byte 1 bits 4:0) */
@@ -186,6 +187,7 @@ enum {
 /* Fixed sizes */
 enum {
 	XCM_CDB16_LEN = 16,
+	XCM_CDB12_LEN = 12,
 	XCM_PLIST_HDR_LEN = 16,        /* LID1 parameter list header */
 	XCM_PLIST4_HDR_LEN = 48,       /* LID4 parameter list header */
 	XCM_CSCD_LEN = 32,             /* one CSCD slot: CSCD descriptor IDs count these */

@@ -106,9 +106,37 @@ static const struct {
 						 "hex digits, or NAA 2, 3 or 5 with 16" },
 	{ "naa.600140512345678g0abcdef012345678 " U1 " " I1,
 	  "line 1: the designator has a character that is not a hex digit" },
-	{ "eui.0123456789abcdef " U1 " " I1, "line 1: the designator must be naa. followed by hex digits" },
+	{ "eui.0123456789abcdef " U1 " " I1, "line 1: the designator must be naa. followed by hex "
+					     "digits (or the word discover)" },
 	{ "#\n" D16 " " U1, "line 2: expected: naa.HEX iscsi://HOST[:PORT]/TARGET/LUN "
-			    "initiator=NAME [chap_user=U chap_secret=S]" },
+			    "initiator=NAME [chap_user=U chap_secret=S], or discover "
+			    "iscsi://HOST[:PORT] initiator=NAME [chap_user=U chap_secret=S]" },
+	/* discover lines: a portal and nothing more */
+	{ "discover iscsi://h/iqn.2026-12.x:y/0 " I1,
+	  "line 1: a discover line names a portal: iscsi://HOST[:PORT], no target or LUN" },
+	{ "discover iscsi://h:3260/iqn.2026-12.x:y " I1,
+	  "line 1: a discover line names a portal: iscsi://HOST[:PORT], no target or LUN" },
+	{ "discover iscsi://h/ " I1,
+	  "line 1: a discover line names a portal: iscsi://HOST[:PORT], no target or LUN" },
+	{ "discover iscsi://h:0 " I1, "line 1: the URL's port must be 1 to 65535" },
+	{ "discover iscsi://h:65536 " I1, "line 1: the URL's port must be 1 to 65535" },
+	{ "discover iscsi://h:32x " I1, "line 1: the URL's port must be 1 to 65535" },
+	{ "discover iscsi:// " I1, "line 1: the URL has no host" },
+	{ "discover iscsi://u@h " I1,
+	  "line 1: the URL's host may hold only letters, digits, . and - (no user@)" },
+	{ "discover iscsi://[fd00::1 " I1, "line 1: the URL's [IPv6] address is not closed" },
+	{ "discover iscsi://[fd00::1]x " I1, "line 1: a discover line names a portal: iscsi://HOST[:PORT]" },
+	{ "discover http://h " I1, "line 1: the URL must begin with iscsi://" },
+	{ "discover iscsi://h", "line 1: expected: naa.HEX iscsi://HOST[:PORT]/TARGET/LUN "
+				"initiator=NAME [chap_user=U chap_secret=S], or discover "
+				"iscsi://HOST[:PORT] initiator=NAME [chap_user=U chap_secret=S]" },
+	{ "discover iscsi://h chap_user=a chap_secret=b", "line 1: initiator= is missing" },
+	{ "discover iscsi://h " I1 " chap_secret=b", "line 1: chap_user= and chap_secret= go together" },
+	{ "discover iscsi://h " I1 " lun=0", "line 1: unknown key (initiator, chap_user, chap_secret)" },
+	{ "Discover iscsi://h " I1, "line 1: the designator must be naa. followed by hex digits "
+				   "(or the word discover)" },
+	{ "discover iscsi://h " I1 "\n#\ndiscover iscsi://h:3260 " I1,
+	  "line 3: the portal and initiator of line 1 again" },
 	{ D16 " http://h/iqn.2026-12.x:y/0 " I1, "line 1: the URL must begin with iscsi://" },
 	{ D16 " iscsi://user:pw@h/iqn.2026-12.x:y/0 " I1,
 	  "line 1: the URL's port must be 1 to 65535" },
@@ -145,6 +173,56 @@ static const struct {
 	{ D16 " " U1 " " I1 "\n" D16 " " U1 " " I1 "\n", "line 2: the designator of line 1 again" },
 };
 
+/* discover lines: the portals, apart from the naa. lines; the same portal as two initiators */
+static void
+map_parse_discover(void)
+{
+	const char *text = "discover iscsi://192.0.2.7 " I1 "\n"
+			   D16 " " U1 " " I1 "\n"
+			   "discover\tiscsi://[fd00::7]:3261 initiator=iqn.2026-12.org.example:cm2 "
+			   "chap_user=cm chap_secret=s\n"
+			   "discover iscsi://192.0.2.7:3260 initiator=iqn.2026-12.org.example:cm2\n";
+	struct xt_peer_map m;
+	char why[256], *big;
+	size_t i, at = 0;
+
+	UT_ASSERT_FATAL(parse(text, &m, why, sizeof(why)) == 0);
+	UT_ASSERT_FATAL(m.n == 1 && m.nportal == 3);
+	CU_ASSERT_EQUAL(m.v[0].line, 2);
+	CU_ASSERT_STRING_EQUAL(m.portal[0].host, "192.0.2.7");
+	CU_ASSERT_EQUAL(m.portal[0].port, 3260);
+	CU_ASSERT_EQUAL(m.portal[0].desig_len, 0);
+	CU_ASSERT_STRING_EQUAL(m.portal[0].target, "");
+	CU_ASSERT_STRING_EQUAL(m.portal[0].initiator, "iqn.2026-12.org.example:cm");
+	CU_ASSERT_EQUAL(m.portal[0].line, 1);
+	CU_ASSERT_STRING_EQUAL(m.portal[1].host, "fd00::7");
+	CU_ASSERT_EQUAL(m.portal[1].port, 3261);
+	CU_ASSERT_STRING_EQUAL(m.portal[1].chap_user, "cm");
+	CU_ASSERT_STRING_EQUAL(m.portal[1].chap_secret, "s");
+	CU_ASSERT_EQUAL(m.portal[2].line, 4);
+	/* a discover line is not a designator: resolution by the naa. lines only */
+	{
+		static const uint8_t zero[16];
+
+		CU_ASSERT_PTR_NULL(xt_peer_map_find(&m, zero, 0));
+		CU_ASSERT_PTR_NULL(xt_peer_map_find(&m, zero, 16));
+	}
+	xt_peer_map_free(&m);
+	CU_ASSERT_EQUAL(m.nportal, 0);
+	CU_ASSERT_PTR_NULL(m.portal);
+	/* XT_PEER_PORTALS_MAX discover lines, then one more */
+	big = malloc(64 * (XT_PEER_PORTALS_MAX + 1));
+	UT_ASSERT_FATAL(big != NULL);
+	for (i = 0; i <= XT_PEER_PORTALS_MAX; i++) {
+		at += (size_t)sprintf(big + at, "discover iscsi://h%zu " I1 "\n", i);
+	}
+	CU_ASSERT_EQUAL(xt_peer_map_parse(big, at, &m, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "line 17: more than 16 discover lines");
+	CU_ASSERT_EQUAL(m.nportal, 0);
+	CU_ASSERT_PTR_NULL(m.portal);
+	free(big);
+}
+
 static void
 map_parse_refusals(void)
 {
@@ -158,6 +236,8 @@ map_parse_refusals(void)
 		CU_ASSERT_EQUAL(rc, -EINVAL);
 		CU_ASSERT_EQUAL(m.n, 0);
 		CU_ASSERT_PTR_NULL(m.v);
+		CU_ASSERT_EQUAL(m.nportal, 0);
+		CU_ASSERT_PTR_NULL(m.portal);
 		if (strcmp(why, g_bad[i].why) != 0) {
 			fprintf(stderr, "case %zu: got \"%s\"\n  want \"%s\"\n", i, why, g_bad[i].why);
 			CU_FAIL("reason");
@@ -290,6 +370,21 @@ map_lookup_reload(void)
 		UT_ASSERT_FATAL(symlink(real, g_path) == 0);
 		CU_ASSERT_EQUAL(xt_peer_lookup(&lu, d16, 16, &p), -ENOENT);
 		unlink(real);
+	}
+	/* the discover lines as the file is now; a new file, a new generation */
+	{
+		struct xt_peer v[XT_PEER_PORTALS_MAX];
+		uint64_t g1, g2, g3;
+
+		put_map("discover iscsi://192.0.2.9 " I1 "\n" D16 " " U1 " " I1 "\n", 0600);
+		CU_ASSERT_EQUAL(xt_peer_portals(&lu, v, XT_PEER_PORTALS_MAX, &g1), 1);
+		CU_ASSERT_STRING_EQUAL(v[0].host, "192.0.2.9");
+		CU_ASSERT_EQUAL(xt_peer_lookup(&lu, d16, 16, &p), 0);   /* naa. lines as before */
+		CU_ASSERT_EQUAL(xt_peer_portals(&lu, v, XT_PEER_PORTALS_MAX, &g2), 1);
+		CU_ASSERT_EQUAL(g1, g2);   /* not read again: unchanged */
+		put_map("# none\n", 0600);
+		CU_ASSERT_EQUAL(xt_peer_portals(&lu, v, XT_PEER_PORTALS_MAX, &g3), 0);
+		CU_ASSERT_NOT_EQUAL(g3, g2);
 	}
 	unlink(g_path);
 	xt_peer_map_reset();
@@ -435,6 +530,7 @@ map_cscd_desig(void)
 static CU_TestInfo g_tests[] = {
 	{ "parse_fields", map_parse_fields },
 	{ "parse_refusals", map_parse_refusals },
+	{ "parse_discover", map_parse_discover },
 	{ "parse_bounds", map_parse_bounds },
 	{ "mode_rule", map_mode_rule },
 	{ "lookup_reload", map_lookup_reload },
