@@ -144,6 +144,37 @@ setup(struct xt_psess *s, const struct xt_peer *p, bool discovery, int timeout_s
 	return 0;
 }
 
+/*
+ * After a login, TEST UNIT READY until the LU reports no UNIT ATTENTION (a
+ * new nexus, a reset, changed LUNs), at most XT_PEER_UA_MAX of them, so the
+ * copy's first READ or WRITE does not get one. Any other answer ends it: the
+ * copy's own commands then meet and report it.
+ */
+#define XT_PEER_UA_MAX 8
+
+static void
+clear_unit_attentions(struct xt_psess *s, int lun, int timeout_s)
+{
+	uint8_t cdb[6] = { 0 };   /* TEST UNIT READY */
+	struct xt_pcmd c = { .cdb = cdb, .cdb_len = sizeof(cdb), .timeout_s = timeout_s };
+	char why[128];
+	int i;
+
+	for (i = 0; i < XT_PEER_UA_MAX; i++) {
+		if (xt_psess_cmd(s, lun, &c, why, sizeof(why)) != 0 ||
+		    c.status != SCSI_STATUS_CHECK_CONDITION || c.sense_len < 3 ||
+		    (c.sense[2] & 0x0F) != SCSI_SENSE_UNIT_ATTENTION) {
+			return;
+		}
+	}
+}
+
+/*
+ * Connect and log in at the map's portal only: iscsi_full_connect_sync
+ * would follow a login redirect (status class 01h, TargetAddress) to any
+ * address the target names, outside the map; iscsi_login_sync reports it
+ * as a failed login instead.
+ */
 static int
 login(struct xt_psess *s, const struct xt_peer *p, int timeout_s, char *why, size_t whylen)
 {
@@ -152,11 +183,12 @@ login(struct xt_psess *s, const struct xt_peer *p, int timeout_s, char *why, siz
 	if (rc != 0) {
 		return rc;
 	}
-	if (iscsi_full_connect_sync(s->iscsi, s->portal, p->lun) != 0) {
+	if (iscsi_connect_sync(s->iscsi, s->portal) != 0 || iscsi_login_sync(s->iscsi) != 0) {
 		snprintf(why, whylen, "login to %s at %s as %s: %s", p->target, s->portal,
 			 p->initiator, iscsi_get_error(s->iscsi));
 		return -ECONNREFUSED;
 	}
+	clear_unit_attentions(s, p->lun, timeout_s);
 	return 0;
 }
 

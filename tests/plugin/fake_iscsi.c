@@ -33,6 +33,7 @@ struct iscsi_context {
 	bool logged_in;
 	bool discovery;
 	unsigned int epoch;   /* g_fi.epoch at login: a later one means the connection is gone */
+	unsigned int ua;      /* UNIT ATTENTIONs still pending on this session */
 	const char *err;
 };
 
@@ -146,15 +147,28 @@ normal_login(struct iscsi_context *c)
 	}
 	c->logged_in = true;
 	c->epoch = g_fi.epoch;
+	c->ua = g_fi.login_ua;
 	return 0;
 }
 
+/*
+ * As libiscsi 1.19's: connect, log in following a redirect to wherever the
+ * target sends it, then TEST UNIT READY until no UNIT ATTENTION is left.
+ */
 int
 iscsi_full_connect_sync(struct iscsi_context *c, const char *portal, int lun)
 {
+	int rc;
+
 	strncpy(g_fi.portal, portal, sizeof(g_fi.portal) - 1);
 	g_fi.foreign += strcmp(portal, "127.0.0.1:3262") != 0;
-	return normal_login(c);
+	g_fi.foreign += g_fi.redirect;
+	rc = normal_login(c);
+	if (rc == 0) {
+		g_fi.turs += c->ua + 1;
+		c->ua = 0;
+	}
+	return rc;
 }
 
 int
@@ -181,6 +195,10 @@ iscsi_login_sync(struct iscsi_context *c)
 		c->logged_in = true;
 		c->epoch = g_fi.epoch;
 		return 0;
+	}
+	if (g_fi.redirect) {
+		c->err = "Failed to log in to target. Status: Target moved temporarily(257)";
+		return -1;
 	}
 	return normal_login(c);
 }
@@ -395,7 +413,17 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 		return NULL;
 	}
 	t->status = SCSI_STATUS_GOOD;
+	if (t->cdb[0] == 0x00) {
+		g_fi.turs++;
+	}
+	if (c->ua > 0 && t->cdb[0] != 0x12 && t->cdb[0] != 0xa0) {
+		c->ua--;
+		check_condition(t, 0x06, 0x2900);
+		return t;
+	}
 	switch (t->cdb[0]) {
+	case 0x00:   /* TEST UNIT READY */
+		break;
 	case 0x12:   /* INQUIRY, VPD 83h: one NAA designator, LU association */
 		if ((t->cdb[1] & 1) == 0) {   /* standard: 3PC in byte 5 */
 			g_fi.std_inquiries++;

@@ -39,6 +39,12 @@ struct fake_iscsi {
 	bool no_discovery;             /* the discovery login fails (the portal is down) */
 	unsigned int discoveries;      /* SendTargets answered */
 	unsigned int foreign;          /* connections to a portal other than 127.0.0.1:3262 */
+	bool redirect;                 /* logins answered "target moved" to another portal:
+					  libiscsi's full connect follows it (foreign++),
+					  iscsi_login_sync fails */
+	unsigned int login_ua;         /* commands after each login answered UNIT ATTENTION
+					  29/00 (not INQUIRY, REPORT LUNS); TUR clears them */
+	unsigned int turs;             /* TEST UNIT READY received */
 	unsigned int report_luns;
 	/* what the plugin did */
 	char portal[300];

@@ -218,6 +218,59 @@ test_peer_secret_changed(void)
 	g_fi.chap_secret[0] = '\0';
 }
 
+/*
+ * The peer's target answers the login with a redirect to another portal:
+ * the copy manager does not follow it (only the map's portal is reached),
+ * the copy is refused as for any failed login (0D/02), nothing is written.
+ * libiscsi's full connect would have followed it (the fake counts that as
+ * a foreign connection).
+ */
+static void
+test_peer_login_redirect(void)
+{
+	uint8_t a[16], sense[96];
+
+	if (!peer_up()) {
+		return;
+	}
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 64 * BS, 0x3c);
+	g_fi.redirect = true;
+	list_peer(a, g_rd, 64, 0, 0, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) != TCMU_STS_OK);
+	CHECK(sense_is(sense, 0x0A, 0x0D02));
+	CHECK(g_fi.foreign == 0 && g_fi.writes == 0);
+	g_fi.redirect = false;
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(0, "a.img", 0, 64 * BS));
+	CHECK(g_fi.foreign == 0);
+}
+
+/*
+ * The peer's LU holds UNIT ATTENTIONs for a new session (a reset, changed
+ * LUNs): they are cleared by TEST UNIT READY after the login, and the
+ * copy's READ/WRITE never meets one.
+ */
+static void
+test_peer_login_ua(void)
+{
+	uint8_t a[16], sense[96];
+
+	if (!peer_up()) {
+		return;
+	}
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 256 * BS, 0x4d);
+	g_fi.login_ua = 3;
+	list_peer(a, g_rd, 256, 0, 10, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(10 * BS, "a.img", 0, 256 * BS));
+	CHECK(g_fi.turs >= 4);   /* three answered UNIT ATTENTION, one GOOD */
+	list_peer(g_rd, a, 64, 10, 1000, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(10 * BS, "a.img", 1000 * BS, 64 * BS));
+}
+
 /* The 3rd WRITE(16) fails with DATA PROTECT 27/00: 1 MiB written of 2 MiB, sense forwarded. */
 static void
 test_peer_remote_error(void)
@@ -365,6 +418,8 @@ const struct ptest g_peer_tests[] = {
 	{ "peer.push_pull", test_peer_push_pull },
 	{ "peer.restarted", test_peer_restarted },
 	{ "peer.secret_changed", test_peer_secret_changed },
+	{ "peer.login_redirect", test_peer_login_redirect },
+	{ "peer.login_ua", test_peer_login_ua },
 	{ "peer.remote_error", test_peer_remote_error },
 	{ "peer.not_in_map", test_peer_not_in_map },
 	{ "peer.identity", test_peer_identity },
