@@ -59,12 +59,12 @@ xtb_row() {
 	fallocate -p -o 0 -l "$XT_S" "$W/xt/B.img"
 	fresh
 	read -ra c0 <<<"$(xtb_counters)"
-	st=$W/xt-$round-$how
+	st=$OUT/xtarget-$round-$how   # xcp's JSON and stderr kept beside the CSV
 	opt=--require-offload
 	[ "$how" = host ] && opt=--no-offload
 	t0=$EPOCHREALTIME
 	XCOPY_INITIATOR_IQN=$XT_HOST "$XCP" -q --no-progress --stats=json "$opt" --blocks $((XT_S / 512)) \
-		"$XT_URL_A" "$XT_URL_B" >"$st.json" 2>"$st.err" || log "xtarget: xcp $opt failed: $(tail -3 "$st.err")"
+		"$XT_URL_A" "$XT_URL_B" >"$st.json" 2>"$st.err.txt" || log "xtarget: xcp $opt failed: $(tail -3 "$st.err.txt")"
 	t1=$EPOCHREALTIME
 	ts=$EPOCHREALTIME
 	sync

@@ -64,11 +64,15 @@ def xtarget_lines(raw):
                   f"{int(r['offloaded_B'] or 0) // MIB} / {int(r['host_B'] or 0) // MIB} | {r['verified']} |")
     ratios = []
     for rnd in sorted({r["round"] for r in rows}, key=int):
-        t = {r["path"]: total(r) for r in rows if r["round"] == rnd}
+        t = {r["path"]: total(r) for r in rows if r["round"] == rnd and r["verified"] == "yes"}
         if t.get("offload", 0) > 0 and t.get("host", 0) > 0:
             ratios.append((rnd, t["offload"] / t["host"]))
+    md.append("")
+    bad = [f"round {r['round']} {r['path']}" for r in rows if r["verified"] != "yes"]
+    if bad:
+        md.append(f"- **not verified** (the copy failed or differs; no ratio for its round): {', '.join(bad)} "
+                  "(xcp's stderr: raw xtarget-ROUND-PATH.err.txt; the plugin's reason: tcmu-runner.log)")
     if ratios:
-        md.append("")
         md.append("- offload time / host time: "
                   + ", ".join(f"round {rnd}: {x:.2f}" for rnd, x in ratios)
                   + (f" (mean {sum(x for _, x in ratios) / len(ratios):.2f})" if len(ratios) > 1 else ""))
