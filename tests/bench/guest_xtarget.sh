@@ -26,6 +26,9 @@
 #   gateway_B             X's gateway_bytes (the plugin's stats file: bytes its
 #                         copy manager moved through the peer session, exact)
 #   lo_B                  every byte on the guest's loopback (both kinds)
+# BENCH_XT_CM_NOPIN (unset: LIO's default): the nopin_timeout (s, 0 = no
+# NOP-In) of the copy manager's ACL on P's target, written before any login;
+# xtarget.txt records the value in effect.
 XT_HOST=iqn.2026-12.org.example:bench-xt-host
 XT_CM=iqn.2026-12.org.example:bench-xt-cm
 XT_IQN_A=iqn.2003-01.org.linux-iscsi.lab:benchxa
@@ -92,6 +95,10 @@ xtphase() {
 	p=$(bench_fileio_create xtp "$W/xt/B.img" "$XT_S" "$XT_SER_P")
 	XT_URL_A=$(lab_iscsi_export --acl "$XT_HOST" "$XT_IQN_A" "$x")/0
 	XT_URL_B=$(lab_iscsi_export --acl "$XT_HOST" --acl "$XT_CM" "$XT_IQN_B" "$p")/0
+	if [ -n "${BENCH_XT_CM_NOPIN:-}" ]; then
+		echo "$BENCH_XT_CM_NOPIN" >"$LAB_CFS/iscsi/$XT_IQN_B/tpgt_1/acls/$XT_CM/attrib/nopin_timeout"
+	fi
+	echo "cm_nopin_timeout $(cat "$LAB_CFS/iscsi/$XT_IQN_B/tpgt_1/acls/$XT_CM/attrib/nopin_timeout")" >"$OUT/xtarget.txt"
 	mkdir -p "${XT_MAP%/*}"
 	(
 		umask 077

@@ -1,5 +1,7 @@
 """The xtarget rows of bench.md: xtarget.csv from tests/bench/guest_xtarget.sh
 (a user:xcopy LU copied to a LIO fileio LU of another iSCSI target)."""
+import os
+
 from bench_csv import csv_rows
 
 PATHS = {"offload": "EXTENDED COPY (xcp --require-offload): X's copy manager pushes through its peer session",
@@ -33,6 +35,19 @@ def link_bound(r):
         return "—"
 
 
+def nopin(raw):
+    """The NOP-In period LIO used on the copy manager's session (xtarget.txt), as a sentence."""
+    try:
+        with open(os.path.join(raw, "xtarget.txt")) as f:
+            v = dict(line.split(None, 1) for line in f if line.strip()).get("cm_nopin_timeout", "").strip()
+    except OSError:
+        return ""
+    if not v:
+        return ""
+    return (" LIO's NOP-In on the copy manager's session: " +
+            ("off (nopin_timeout 0, BENCH_XT_CM_NOPIN=0)." if v == "0" else f"every {v} s."))
+
+
 def xtarget_lines(raw):
     """A table of every copy, then the ratios of each round and over the rounds."""
     rows = csv_rows(raw, "xtarget.csv")
@@ -49,7 +64,7 @@ def xtarget_lines(raw):
           "loopback (both sessions of the requesting initiator and the peer session, headers included) "
           "less the gateway bytes, as % of the copy: an upper bound on the requesting initiator's "
           "bytes (the MiB counters read whole MiB only); XCOPY = EXTENDED COPY commands (refused: "
-          "LIO's 0D/02 on P's target, tried first).", "",
+          "LIO's 0D/02 on P's target, tried first)." + nopin(raw), "",
           "| round | path | size | time s | sync s | MiB/s | host MiB (cmds) | host / copy | link − peer data | "
           "peer MiB | gateway MiB | XCOPY (refused) | offloaded / by host MiB | verified |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
