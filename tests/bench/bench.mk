@@ -13,7 +13,8 @@
 # BENCH_IO_SIZE (256M), BENCH_IO_SECS (5), BENCH_IO_RAMP (1), BENCH_IO_TARGETS
 # (phase io: fio on user:xcopy, the null store, LIO fileio/iblock, the file),
 # BENCH_RBDIO_TARGETS (phase rbdio, not in the default set: the same fio rows
-# on RBD: user:xcopy, handler_rbd, librbd).
+# on RBD: user:xcopy, handler_rbd, librbd), BENCH_XT_SIZE (1G) and BENCH_XT_ROUNDS
+# (2) (phase xtarget, not in the default set: a copy to a LU of another iSCSI target).
 # Not part of `make test`.
 
 BENCH_DIR := $(TOP)/tests/bench
@@ -32,6 +33,9 @@ BENCH_IO_RAMP ?= 1
 BENCH_IO_TARGETS ?= xcopy null fileio fileio-wt iblock limit
 # phase rbdio (the LU as a disk on RBD, tests/bench/guest_rbdio.sh): its targets
 BENCH_RBDIO_TARGETS ?= xcopy-rbd handler-rbd librbd
+# phase xtarget (user:xcopy LU -> LIO fileio LU of another target, tests/bench/guest_xtarget.sh)
+BENCH_XT_SIZE ?= 1G
+BENCH_XT_ROUNDS ?= 2
 
 # xcbench's sources live with the other test tools (tests/tools/).
 XCBENCH_OBJS := $(addprefix $(BUILD)/obj/tests/tools/,xcbench.o xcbench_tpc.o xcbench_probe.o xcbench_odx.o)
@@ -53,6 +57,7 @@ bench: deps bench-tools
 		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
 		BENCH_IO_SIZE=$(BENCH_IO_SIZE) BENCH_IO_SECS=$(BENCH_IO_SECS) BENCH_IO_RAMP=$(BENCH_IO_RAMP) \
 		BENCH_IO_TARGETS="$(BENCH_IO_TARGETS)" BENCH_RBDIO_TARGETS="$(BENCH_RBDIO_TARGETS)" \
+		BENCH_XT_SIZE=$(BENCH_XT_SIZE) BENCH_XT_ROUNDS=$(BENCH_XT_ROUNDS) \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run
 
 # The PNG plots again from a saved bench directory (its bench.csv and raw/),

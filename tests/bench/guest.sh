@@ -22,6 +22,10 @@
 #   rbdio.csv     the LU as a disk on RBD: the same fio rows on user:xcopy and
 #                 handler_rbd LUs and on librbd itself, gateway CPU
 #                 (tests/bench/guest_rbdio.sh; phase rbdio, not in the default set)
+#   xtarget.csv   user:xcopy LU -> LIO fileio LU of another iSCSI target:
+#                 EXTENDED COPY (the plugin's peer session) vs the host's
+#                 copy through two sessions (tests/bench/guest_xtarget.sh;
+#                 phase xtarget, not in the default set)
 #   inflight.csv  one 1 GiB copy with 1 and 8 EXTENDED COPY
 #                 commands in flight (XCOPY_INFLIGHT), SG_IO through tcm_loop
 #   profile-*.txt perf profiles of the slowest paths (BENCH_PROFILE=1)
@@ -47,6 +51,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/guest_io.sh"
 # shellcheck source=tests/bench/guest_rbdio.sh
 . "$HERE/guest_rbdio.sh"
+# shellcheck source=tests/lab/target-lib.sh
+. "$HERE/../lab/target-lib.sh"
+# shellcheck source=tests/bench/guest_xtarget.sh
+. "$HERE/guest_xtarget.sh"
 lab_require_guest
 
 XCP=$LAB_BUILD/host/xcp
@@ -157,12 +165,12 @@ fresh() {   # drop every cache so the copy reads its source from the store
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-bench_fileio_create() {   # NAME FILE SIZE_BYTES: write-back, as targetcli's default
+bench_fileio_create() {   # NAME FILE SIZE_BYTES [SERIAL]: write-back, as targetcli's default
 	local so
 	so=$LAB_CFS/core/fileio_$(lab__next_hba)/$1
 	mkdir -p "$so"
 	echo "fd_dev_name=$2,fd_dev_size=$3,fd_buffered_io=1" >"$so/control"
-	lab__set_serial "$so"
+	lab__set_serial "$so" "${4:-}"
 	echo 1 >"$so/enable"
 	echo "$so"
 }
@@ -622,8 +630,8 @@ warm_store() {
 }
 
 # ============================================================================
-# BENCH_PHASES (development): any of "io rows lat ext async inflight clone odx rbd rbdio"
-# (default all but rbd and rbdio),
+# BENCH_PHASES (development): any of "io rows lat ext async inflight clone odx rbd rbdio
+# xtarget" (default all but rbd, rbdio and xtarget),
 # or lat4m: only the 4 MiB-commands latency rows of async (user:xcopy, then LIO)
 # (commas work too: BENCH_RUN_OPTS="--env BENCH_PHASES=lat,async")
 want() { local p=" ${BENCH_PHASES:-io rows lat ext async inflight clone odx} "; p=${p//,/ }; [[ "$p" == *" $1 "* ]]; }
@@ -648,7 +656,9 @@ want clone && clonescale
 # no XFS store in guest RAM meanwhile: the OSD keeps the images there
 want rbd && rbdphase
 want rbdio && rbdiophase
-if [ "${BENCH_PHASES:-}" = rbd ] || [ "${BENCH_PHASES:-}" = rbdio ]; then
+want xtarget && xtphase
+# the rest runs on the store without reflink: not made when no phase wants it
+if ! { want rows || want lat || want async || want lat4m || want inflight || want odx || want ext; }; then
 	log "done"
 	exit 0
 fi

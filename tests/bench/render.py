@@ -22,6 +22,7 @@ from render_newfile import newfile_lines
 from render_odx import odx_lines
 from render_rbd import rbd_lines
 from render_rbdio import rbdio_lines
+from render_xtarget import xtarget_lines
 
 GOAL_REFLINK = 50.0
 GOAL_NONREFLINK = 3.0
@@ -361,6 +362,7 @@ def main():
     md.extend(odx_lines(raw))
     md.extend(rbd_lines(raw))
     md.extend(rbdio_lines(raw, guest))
+    md.extend(xtarget_lines(raw))
 
     cs = []
     p = os.path.join(raw, "clonescale.csv")

@@ -22,7 +22,8 @@ xt_stats_refresh() {
 # xt_stat LU KEY : a counter from the plugin's stats file (0 if absent), refreshed first.
 xt_stat() {
 	xt_stats_refresh
-	awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' "$XT_STATS_DIR/$1.stats" 2>/dev/null ||
+	# the value as written: mawk prints v + 0 past 2^31 as 2.14748e+09
+	awk -v k="$2" '$1 == k { v = $2 } END { print (v == "" ? 0 : v) }' "$XT_STATS_DIR/$1.stats" 2>/dev/null ||
 		echo 0
 }
 
