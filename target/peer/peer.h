@@ -179,6 +179,7 @@ int xt_peer_copy(struct xt_lu *src, uint64_t soff, struct xt_lu *dst, uint64_t d
 #define XT_PEER_IDLE_MS 60000          /* an idle session is logged out after this */
 #define XT_PEER_LOGIN_S 10             /* login time bound (within the copy's deadline) */
 #define XT_PEER_CMD_S 30               /* command time bound (within the copy's deadline) */
+#define XT_PEER_RELOGINS 3             /* new sessions per copy after lost connections */
 #define XT_PEER_IO_MAX (512u << 10)    /* bytes of one READ(16) / WRITE(16) */
 
 struct xt_psess;

@@ -85,13 +85,55 @@ xt_peer_timeout_for(uint64_t deadline_ms, int bound_s)
 	return left < (uint64_t)bound_s ? (int)left : bound_s;
 }
 
+static int identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen);
+
+/*
+ * The connection dropped under a command (not a timeout): log in again and
+ * check the LU's identity, at most XT_PEER_RELOGINS times per copy. Why a
+ * connection drops mid-copy: libiscsi 1.19.0 (Debian's) can answer a
+ * target's NOP-In ping with a NOP-Out whose CmdSN it takes from a queued
+ * Data-Out PDU and then fails the connection itself ("outqueue[0]->cmdsn <
+ * expcmdsn", fixed upstream after 1.19.0: sahlberg/libiscsi#328); LIO pings
+ * every 15 s by default, so a long push met it (bench xtarget: 3 of 4
+ * 1 GiB copies). 0 with a new session, or -errno.
+ */
+static int
+relogin(struct xt_peer_lu *p, uint64_t deadline_ms, const char *lost, char *why, size_t whylen)
+{
+	int t, rc;
+
+	if (p->relogins >= XT_PEER_RELOGINS) {
+		return -ECONNABORTED;
+	}
+	p->relogins++;
+	xt_lu_warn(p->self, "xcopy: peer %s/%u: %s: logging in again (%u of %u)\n",
+		   p->peer.target, p->peer.lun, lost, p->relogins, XT_PEER_RELOGINS);
+	xt_psess_put(p->sess, true);
+	p->sess = NULL;
+	t = xt_peer_timeout_for(deadline_ms, XT_PEER_LOGIN_S);
+	if (t == 0) {
+		snprintf(why, whylen, "the copy's deadline passed");
+		return -ETIMEDOUT;
+	}
+	p->sess = xt_psess_get(&p->peer, t, why, whylen);
+	if (p->sess == NULL) {
+		return -ECONNREFUSED;
+	}
+	p->broken = false;
+	p->no_relogin = true;
+	rc = identify(p, deadline_ms, why, whylen);
+	p->no_relogin = false;
+	return rc;
+}
+
 int
 xt_peer_run(struct xt_peer_lu *p, struct xt_pcmd *c, uint64_t deadline_ms, char *why, size_t whylen)
 {
+	char lost[160];
 	int rc;
 
 	p->have_sense = false;   /* only the last command's sense is forwarded */
-	if (p->broken) {
+	if (p->broken || p->sess == NULL) {
 		snprintf(why, whylen, "the session to the peer was lost");
 		return -EIO;
 	}
@@ -101,6 +143,37 @@ xt_peer_run(struct xt_peer_lu *p, struct xt_pcmd *c, uint64_t deadline_ms, char 
 		return -ETIMEDOUT;
 	}
 	rc = xt_psess_cmd(p->sess, p->peer.lun, c, why, whylen);
+	/*
+	 * A lost connection (not a timeout) once the LU is open: every command
+	 * the plugin sends a peer (READ, WRITE of the same bytes, SYNCHRONIZE
+	 * CACHE, INQUIRY, READ CAPACITY, a delegated EXTENDED COPY of disjoint
+	 * ranges) has the same outcome when sent again, so it is, on a new
+	 * session. While the LU opens, session() tries the pool's sessions.
+	 */
+	while (rc == -EIO && !p->no_relogin) {
+		p->broken = true;
+		snprintf(lost, sizeof(lost), "%s", why);
+		rc = relogin(p, deadline_ms, lost, why, whylen);
+		if (rc == -ECONNABORTED) {
+			snprintf(why, whylen, "%s (after %u new sessions)", lost, p->relogins);
+			rc = -EIO;
+			break;
+		}
+		if (rc == -EIO) {
+			continue;   /* the new session lost its connection too (a dead pooled one) */
+		}
+		if (rc != 0) {
+			rc = rc == -ETIMEDOUT ? rc : -EIO;
+			break;
+		}
+		c->timeout_s = xt_peer_timeout_for(deadline_ms, XT_PEER_CMD_S);
+		if (c->timeout_s == 0) {
+			snprintf(why, whylen, "the copy's deadline passed");
+			rc = -ETIMEDOUT;
+			break;
+		}
+		rc = xt_psess_cmd(p->sess, p->peer.lun, c, why, whylen);
+	}
 	if (rc != 0) {
 		p->broken = true;
 		return rc;
@@ -307,7 +380,9 @@ session(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen)
 		if (p->sess == NULL) {
 			return -ECONNREFUSED;
 		}
+		p->no_relogin = true;
 		rc = identify(p, deadline_ms, why, whylen);
+		p->no_relogin = false;
 		if (rc == 0 || !p->broken || !xt_psess_reused(p->sess)) {
 			return rc;
 		}
@@ -373,7 +448,9 @@ xt_peer_close(struct xt_lu *lu)
 		return;
 	}
 	p = plu(lu);
-	xt_psess_put(p->sess, p->broken);
+	if (p->sess != NULL) {
+		xt_psess_put(p->sess, p->broken);
+	}
 	memset(&p->peer, 0, sizeof(p->peer));   /* the CHAP secret */
 	free(p);
 }

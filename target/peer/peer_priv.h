@@ -16,6 +16,8 @@ struct xt_peer_lu {
 	uint32_t block_size;
 	uint64_t num_lbas;
 	bool broken;                    /* the session timed out or lost its connection */
+	bool no_relogin;                /* opening, or checking a new session: no relogin */
+	unsigned int relogins;          /* new sessions after a lost connection, this command */
 	int tpc;                        /* standard INQUIRY 3PC: 0 not asked, 1 set, -1 clear */
 	bool no_cm;                     /* its target refused a delegated copy: gateway from now */
 	bool deleg_told;                /* a delegated copy from it logged (once per command) */

@@ -471,6 +471,12 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 			break;
 		}
 		g_fi.writes++;
+		if (g_fi.drop_writes || (g_fi.drop_write_nth != 0 &&
+					 g_fi.writes == g_fi.drop_write_nth)) {
+			g_fi.epoch++;    /* libiscsi failed the connection under it */
+			c->err = "iscsi_write_to_socket: outqueue[0]->cmdsn < expcmdsn";
+			return NULL;
+		}
 		if (g_fi.fail_write_nth != 0 && g_fi.writes == g_fi.fail_write_nth) {
 			check_condition(t, g_fi.fail_key, g_fi.fail_asc);
 			break;

@@ -18,6 +18,9 @@ struct fake_iscsi {
 	uint64_t nblocks;
 	uint8_t *medium;
 	uint32_t fail_write_nth;       /* the Nth WRITE(16) ends in CHECK CONDITION (0: none) */
+	uint32_t drop_write_nth;       /* the Nth WRITE(16) loses the connection: no status,
+					  every session dead (0: none) */
+	bool drop_writes;              /* ... every WRITE(16) does */
 	uint8_t fail_key;
 	uint16_t fail_asc;
 	unsigned int epoch;            /* bumped: the target restarted, every session is dead */

@@ -271,6 +271,47 @@ test_peer_login_ua(void)
 	CHECK(remote_is(10 * BS, "a.img", 1000 * BS, 64 * BS));
 }
 
+/*
+ * The connection drops under the 2nd WRITE(16) of a push (libiscsi 1.19.0
+ * fails it on a target's NOP-In, peer_lu.c relogin): a new session, the
+ * identity checked again, the WRITE sent again; GOOD, every byte there.
+ * Connections that drop every time: COPY ABORTED after XT_PEER_RELOGINS
+ * new sessions, not a loop.
+ */
+static void
+test_peer_conn_lost(void)
+{
+	uint8_t a[16], sense[96];
+	unsigned int logins;
+
+	if (!peer_up()) {
+		return;
+	}
+	naa_of(SER_A, a);
+	fill_pattern("a.img", 0, 2048 * BS, 0x71);
+	fake_warn_reset();
+	g_fi.drop_write_nth = 2;
+	list_peer(a, g_rd, 2048, 0, 100, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(100 * BS, "a.img", 0, 2048 * BS));
+	CHECK(g_fi.logins == 2 && g_fi.inquiries == 2 && g_fi.writes == 3);
+	CHECK(strstr(g_warns, "logging in again (1 of 3)") != NULL);
+	/* a pull on the pooled new session: no login */
+	list_peer(g_rd, a, 64, 100, 4000, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(remote_is(100 * BS, "a.img", 4000 * BS, 64 * BS));
+	CHECK(g_fi.logins == 2);
+	/* every WRITE drops: three new sessions, then COPY ABORTED */
+	g_fi.drop_write_nth = 0;
+	g_fi.drop_writes = true;
+	logins = g_fi.logins;
+	list_peer(a, g_rd, 64, 0, 0, 0);
+	CHECK(send_xcopy(&g_a, 0, 0, sense) != TCMU_STS_OK);
+	CHECK(sense_is(sense, XCM_SK_COPY_ABORTED, 0x0D01));   /* THIRD-PARTY DEVICE FAILURE */
+	CHECK(g_fi.logins == logins + 3);   /* XT_PEER_RELOGINS */
+	g_fi.drop_writes = false;
+}
+
 /* The 3rd WRITE(16) fails with DATA PROTECT 27/00: 1 MiB written of 2 MiB, sense forwarded. */
 static void
 test_peer_remote_error(void)
@@ -420,6 +461,7 @@ const struct ptest g_peer_tests[] = {
 	{ "peer.secret_changed", test_peer_secret_changed },
 	{ "peer.login_redirect", test_peer_login_redirect },
 	{ "peer.login_ua", test_peer_login_ua },
+	{ "peer.conn_lost", test_peer_conn_lost },
 	{ "peer.remote_error", test_peer_remote_error },
 	{ "peer.not_in_map", test_peer_not_in_map },
 	{ "peer.identity", test_peer_identity },
