@@ -53,18 +53,10 @@ xcm_cscd_ip6_parse(struct xcm_span d, uint32_t off, struct xcm_cscd *c, bool *ex
 	if (!ip6_unicast(d.p + XCM_EA_ADDR)) {
 		return fail_field(err, off + XCM_EA_ADDR, -1);
 	}
-	memset(c, 0, sizeof(*c));
-	c->type = XCM_CSCD_IPV6;
-	c->lu_id_type = luid;
 	/* byte 1 bit 5 (obsolete NUL): recorded; the executor aborts 08/04 as for E4h */
-	c->nul = (flags >> XCM_E4_NUL_BIT) & 1u;
-	c->pdt = pdt;
-	c->rel_port = xcm_get_be16(d.p + XCM_E4_REL_PORT);
+	xcm_cscd_common_get(d.p, off, XCM_CSCD_IPV6, c);
 	memcpy(c->lu_id, d.p + XCM_EA_LU_ID, sizeof(c->lu_id));
 	memcpy(c->ip, d.p + XCM_EA_ADDR, sizeof(c->ip));
-	c->pad = (d.p[XCM_E4_DTSP] >> XCM_E4_PAD_BIT) & 1u;
-	c->block_len = xcm_get_be24(d.p + XCM_E4_BLOCK_LEN);
-	c->offset = off;
 	/*
 	 * byte 32: EXTENSION DESCRIPTOR TYPE CODE FFh, else COPY ABORTED, INVALID
 	 * FIELD IN PARAMETER LIST (SPC-4 7.6.3.9), which the caller reports once
@@ -91,22 +83,16 @@ xcm_cscd_ip6_parse(struct xcm_span d, uint32_t off, struct xcm_cscd *c, bool *ex
 void
 xcm_cscd_ip6_put(const struct xcm_cscd *c, int slot, uint8_t b[XCM_CSCD_LEN])
 {
-	memset(b, 0, XCM_CSCD_LEN);
 	if (slot != 0) {
+		memset(b, 0, XCM_CSCD_LEN);
 		b[XCM_EA_EXT_TYPE - XCM_CSCD_LEN] = XCM_CSCD_EXT;
 		xcm_put_be16(b + XCM_EA_PORT - XCM_CSCD_LEN, c->port);
 		xcm_put_be16(b + XCM_EA_IPN - XCM_CSCD_LEN, c->ipn);
 		return;
 	}
-	b[XCM_E4_TYPE] = XCM_CSCD_IPV6;
-	b[XCM_E4_FLAGS] = (uint8_t)(((c->lu_id_type & 0x3) << XCM_E4_LUID_SHIFT) |
-				    ((c->nul ? 1u : 0u) << XCM_E4_NUL_BIT) |
-				    (c->pdt & XCM_E4_PDT_MASK));
-	xcm_put_be16(b + XCM_E4_REL_PORT, c->rel_port);
+	xcm_cscd_common_put(c, XCM_CSCD_IPV6, b);
 	memcpy(b + XCM_EA_LU_ID, c->lu_id, sizeof(c->lu_id));
 	memcpy(b + XCM_EA_ADDR, c->ip, sizeof(c->ip));
-	b[XCM_E4_DTSP] = (uint8_t)((c->pad ? 1u : 0u) << XCM_E4_PAD_BIT);
-	xcm_put_be24(b + XCM_E4_BLOCK_LEN, c->block_len & 0xFFFFFFu);
 }
 
 /* SAM-5 LUN: byte 0 bits 7:6 ADDRESS METHOD, 00b peripheral device, 01b flat space */

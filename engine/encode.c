@@ -62,19 +62,12 @@ put_cscd(struct xcm_wbuf *w, const struct xcm_cscd *cscd, uint32_t i)
 		xcm_wbuf_put(w, b, sizeof(b));
 		return;
 	}
-	memset(b, 0, sizeof(b));
-	b[XCM_E4_TYPE] = c->type != 0 ? c->type : XCM_CSCD_ID;
-	b[XCM_E4_FLAGS] = (uint8_t)(((c->lu_id_type & 0x3) << XCM_E4_LUID_SHIFT) |
-				    ((c->nul ? 1u : 0u) << XCM_E4_NUL_BIT) |
-				    (c->pdt & XCM_E4_PDT_MASK));
-	xcm_put_be16(b + XCM_E4_REL_PORT, c->rel_port);
+	xcm_cscd_common_put(c, c->type != 0 ? c->type : XCM_CSCD_ID, b);
 	b[XCM_E4_CODE_SET] = c->code_set & 0x0F;
 	b[XCM_E4_DESIG_TYPE] = (uint8_t)(((c->assoc & 0x3) << XCM_E4_ASSOC_SHIFT) |
 					 (c->desig_type & 0x0F));
 	b[XCM_E4_DESIG_LEN] = c->desig_len;
 	memcpy(b + XCM_E4_DESIG, c->desig, dlen);
-	b[XCM_E4_DTSP] = (uint8_t)((c->pad ? 1u : 0u) << XCM_E4_PAD_BIT);
-	xcm_put_be24(b + XCM_E4_BLOCK_LEN, c->block_len & 0xFFFFFFu);
 	xcm_wbuf_put(w, b, sizeof(b));
 }
 

@@ -289,21 +289,13 @@ parse_e4(struct xcm_span d, uint32_t off, struct xcm_cscd *c, struct xcm_err *er
 		return st;
 	}
 
-	memset(c, 0, sizeof(*c));
-	c->type = XCM_CSCD_ID;
-	c->lu_id_type = luid;
-	c->nul = (flags >> XCM_E4_NUL_BIT) & 1u;
-	c->pdt = pdt;
-	c->rel_port = xcm_get_be16(d.p + XCM_E4_REL_PORT);
+	/* bytes 28-31, block device type specific parameters: PAD, DISK BLOCK LENGTH (0 = LU's) */
+	xcm_cscd_common_get(d.p, off, XCM_CSCD_ID, c);
 	c->code_set = code_set;
 	c->assoc = assoc;
 	c->desig_type = dtype;
 	c->desig_len = dlen;
 	memcpy(c->desig, d.p + XCM_E4_DESIG, dlen);
-	/* E4h bytes 28-31, block device type specific parameters: PAD, DISK BLOCK LENGTH (0 = LU's) */
-	c->pad = (d.p[XCM_E4_DTSP] >> XCM_E4_PAD_BIT) & 1u;
-	c->block_len = xcm_get_be24(d.p + XCM_E4_BLOCK_LEN);
-	c->offset = off;
 	return XCM_OK;
 }
 

@@ -8,7 +8,10 @@
 #ifndef XCM_PARAM_LAYOUT_H
 #define XCM_PARAM_LAYOUT_H
 
+#include <string.h>
+
 #include "xcm/spc.h"
+#include "xcm/wire.h"
 #include "xcm/xcm.h"
 
 /* EXTENDED COPY / RECEIVE COPY RESULTS CDB, 16 bytes */
@@ -100,6 +103,42 @@ enum {
 };
 _Static_assert(XCM_EA_ADDR + 16 == XCM_E4_DTSP, "EAh: address ends where the DTSP begins");
 _Static_assert((int)XCM_EA_EXT_TYPE == (int)XCM_CSCD_LEN, "EAh: the extension is the second slot");
+
+/*
+ * Bytes 0-3 and 28-31, the same in every 32-byte CSCD this engine decodes
+ * (E4h, EAh): TYPE CODE; LU ID TYPE, NUL, PERIPHERAL DEVICE TYPE; RELATIVE
+ * INITIATOR PORT IDENTIFIER; the block device's PAD and DISK BLOCK LENGTH.
+ * get: c cleared, then those fields (type as given) and c->offset = off.
+ * put: b cleared, then those bytes of c (type as given).
+ */
+static inline void
+xcm_cscd_common_get(const uint8_t *p, uint32_t off, uint8_t type, struct xcm_cscd *c)
+{
+	uint8_t flags = p[XCM_E4_FLAGS];
+
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+	c->lu_id_type = flags >> XCM_E4_LUID_SHIFT;
+	c->nul = (flags >> XCM_E4_NUL_BIT) & 1u;
+	c->pdt = flags & XCM_E4_PDT_MASK;
+	c->rel_port = xcm_get_be16(p + XCM_E4_REL_PORT);
+	c->pad = (p[XCM_E4_DTSP] >> XCM_E4_PAD_BIT) & 1u;
+	c->block_len = xcm_get_be24(p + XCM_E4_BLOCK_LEN);
+	c->offset = off;
+}
+
+static inline void
+xcm_cscd_common_put(const struct xcm_cscd *c, uint8_t type, uint8_t b[XCM_CSCD_LEN])
+{
+	memset(b, 0, XCM_CSCD_LEN);
+	b[XCM_E4_TYPE] = type;
+	b[XCM_E4_FLAGS] = (uint8_t)(((c->lu_id_type & 0x3) << XCM_E4_LUID_SHIFT) |
+				    ((c->nul ? 1u : 0u) << XCM_E4_NUL_BIT) |
+				    (c->pdt & XCM_E4_PDT_MASK));
+	xcm_put_be16(b + XCM_E4_REL_PORT, c->rel_port);
+	b[XCM_E4_DTSP] = (uint8_t)((c->pad ? 1u : 0u) << XCM_E4_PAD_BIT);
+	xcm_put_be24(b + XCM_E4_BLOCK_LEN, c->block_len & 0xFFFFFFu);
+}
 
 /*
  * One EAh CSCD, d = its 64 bytes at list offset off (cscd_ip.c). XCM_OK with

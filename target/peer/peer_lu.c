@@ -85,7 +85,7 @@ xt_peer_timeout_for(uint64_t deadline_ms, int bound_s)
 	return left < (uint64_t)bound_s ? (int)left : bound_s;
 }
 
-static int identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen);
+static int session(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_t whylen);
 
 /*
  * The connection dropped under a command (not a timeout): log in again and
@@ -100,8 +100,6 @@ static int identify(struct xt_peer_lu *p, uint64_t deadline_ms, char *why, size_
 static int
 relogin(struct xt_peer_lu *p, uint64_t deadline_ms, const char *lost, char *why, size_t whylen)
 {
-	int t, rc;
-
 	if (p->relogins >= XT_PEER_RELOGINS) {
 		return -ECONNABORTED;
 	}
@@ -110,20 +108,8 @@ relogin(struct xt_peer_lu *p, uint64_t deadline_ms, const char *lost, char *why,
 		   p->peer.target, p->peer.lun, lost, p->relogins, XT_PEER_RELOGINS);
 	xt_psess_put(p->sess, true);
 	p->sess = NULL;
-	t = xt_peer_timeout_for(deadline_ms, XT_PEER_LOGIN_S);
-	if (t == 0) {
-		snprintf(why, whylen, "the copy's deadline passed");
-		return -ETIMEDOUT;
-	}
-	p->sess = xt_psess_get(&p->peer, t, why, whylen);
-	if (p->sess == NULL) {
-		return -ECONNREFUSED;
-	}
 	p->broken = false;
-	p->no_relogin = true;
-	rc = identify(p, deadline_ms, why, whylen);
-	p->no_relogin = false;
-	return rc;
+	return session(p, deadline_ms, why, whylen);   /* as at open: identity checked */
 }
 
 int
