@@ -72,8 +72,11 @@ put_cscd(struct xcm_wbuf *w, const struct xcm_cscd *cscd, uint32_t i)
 }
 
 static size_t
-seg_len_of(const struct xcm_segment *s)
+seg_len_of(const struct xcm_list *l, const struct xcm_segment *s)
 {
+	if (s->type == XCM_SEG_TOKEN) {
+		return xcm_seg_token_len(&l->tok);
+	}
 	return s->type == XCM_SEG_B2B_OFF ? XCM_SEG_B2B_OFF_LEN : XCM_SEG_B2B_LEN;
 }
 
@@ -83,8 +86,12 @@ put_segment(struct xcm_wbuf *w, const struct xcm_list *l, uint32_t ncscd,
 	    const struct xcm_segment *s)
 {
 	uint8_t b[XCM_SEG_B2B_OFF_LEN];
-	size_t len = seg_len_of(s);
+	size_t len = seg_len_of(l, s);
 
+	if (s->type == XCM_SEG_TOKEN) {
+		xcm_seg_token_put(w, &l->tok, cscd_id_of(l, ncscd, s->dst));
+		return;
+	}
 	memset(b, 0, sizeof(b));
 	b[XCM_SEGD_TYPE] = s->type;
 	b[XCM_SEGD_FLAGS] = (uint8_t)(((s->fco ? 1u : 0u) << XCM_SEGD_FCO_BIT) |
@@ -121,7 +128,7 @@ list_encode(const struct xcm_list *l, bool lid4, struct xcm_wbuf *w)
 	uint32_t i;
 
 	for (i = 0; i < nseg; i++) {
-		seg_bytes += (uint32_t)seg_len_of(&l->seg[i]);
+		seg_bytes += (uint32_t)seg_len_of(l, &l->seg[i]);
 	}
 	flags = (uint8_t)(((l->str ? 1u : 0u) << XCM_PLH_STR_SHIFT) |
 			  ((l->list_id_usage & XCM_PLH_USAGE_MASK) << XCM_PLH_USAGE_SHIFT) |

@@ -25,6 +25,8 @@ enum {
 	SEG_F_OFF_COUNT = 8,           /* 0Ah: NUMBER OF BYTES */
 	SEG_F_SRC_LBA = 12,
 	SEG_F_DST_LBA = 20,
+	SEG_F_TOKEN_RANGES = 536,      /* C0h: the first block device range descriptor */
+	SEG_F_RANGE_LEN = 16,
 };
 
 /* One resolved CSCD: each CSCD of the list is resolved at most once. */
@@ -240,6 +242,45 @@ check_segment_limits(struct exec_ctx *x, uint32_t i, const struct plan *p, uint3
 	return XCM_OK;
 }
 
+/*
+ * Phase A for the C0h segment: the backend can run it, its destination
+ * resolves, and every range lies inside it (else COPY ABORTED 0D/02 at the
+ * range descriptor, as a block segment's LBA past the end). p->src stays
+ * NULL: the token names the source.
+ */
+static enum xcm_status
+plan_token(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err)
+{
+	const struct xcm_segment *s = &x->l->seg[i];
+	const struct xcm_tok_seg *t = &x->l->tok;
+	enum xcm_status st;
+	uint32_t k;
+
+	memset(p, 0, sizeof(*p));
+	if (x->ops->token_copy == NULL) {
+		xcm_err_set_field(err, XCM_E_UNSUPP_SEG_TYPE, false, s->offset, -1);
+		return err->status;
+	}
+	if (s->dst == NULL) {
+		xcm_err_set_segment(err, XCM_E_INTERNAL, i, -1);
+		return err->status;
+	}
+	st = resolve_cscd(x, i, s->dst, SEG_F_DST_ID, &p->dst, err);
+	if (st != XCM_OK) {
+		return st;
+	}
+	for (k = 0; k < t->nranges; k++) {
+		if (t->range[k].lba > p->dst->nblocks ||
+		    t->range[k].count > p->dst->nblocks - t->range[k].lba) {
+			xcm_err_set_segment(err, XCM_E_CA_NOT_REACHABLE, i,
+					    (int)(SEG_F_TOKEN_RANGES + k * SEG_F_RANGE_LEN));
+			return err->status;
+		}
+	}
+	p->bytes = t->total_blocks * p->dst->bs;
+	return XCM_OK;
+}
+
 /* Phase A for one segment: resolve, size and place it, or say why not. */
 static enum xcm_status
 plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err)
@@ -249,6 +290,9 @@ plan_segment(struct exec_ctx *x, uint32_t i, struct plan *p, struct xcm_err *err
 	uint32_t count_field = 0;
 	uint64_t soff = 0, doff = 0;
 
+	if (s->type == XCM_SEG_TOKEN) {
+		return plan_token(x, i, p, err);
+	}
 	if (s->src == NULL || s->dst == NULL) {
 		xcm_err_set_segment(err, XCM_E_INTERNAL, i, -1);
 		return err->status;
@@ -368,17 +412,53 @@ clock_ms(const struct exec_ctx *x)
  * slowest chunk so far would still end before it.
  */
 static enum xcm_status
+copy_token(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec_result *res,
+	   struct xcm_err *err)
+{
+	struct xcm_io_err ioerr;
+	uint64_t bytes = 0;
+	enum xcm_status st;
+
+	st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
+	if (st == XCM_OK && xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
+		st = XCM_E_CA_DEADLINE;
+	}
+	if (st != XCM_OK) {
+		xcm_err_set_segment(err, st, i, -1);
+		return err->status;
+	}
+	memset(&ioerr, 0, sizeof(ioerr));
+	st = x->ops->token_copy(x->ctx, x->self, p->dst->lu, &x->l->tok, &bytes, &ioerr);
+	res->bytes += bytes < p->bytes ? bytes : p->bytes;
+	if (st == XCM_E_CA_DEVICE_FAILURE) {
+		set_io_error(err, i, -EIO, &ioerr);
+	} else if (st >= XCM_E_CA_ABORTED && st <= XCM_E_CA_DEADLINE) {
+		xcm_err_set_segment(err, st, i, -1);
+	} else if (st != XCM_OK) {
+		xcm_err_set(err, st);   /* the token's own status, e.g. 23/08 */
+	}
+	if (st == XCM_OK && x->ops->progress != NULL) {
+		x->ops->progress(x->ctx, res->segs_processed, res->bytes);
+	}
+	return st;
+}
+
+static enum xcm_status
 copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec_result *res,
 	     struct xcm_err *err)
 {
-	const bool backward = p->src->lu == p->dst->lu && p->dst_off > p->src_off &&
-			      p->dst_off - p->src_off < p->bytes;
 	struct xcm_io_err ioerr;
 	uint64_t done = 0, n, pos, t0, t1;
+	bool backward;
 	int rc;
 
 	enum xcm_status st;
 
+	if (p->src == NULL) {
+		return copy_token(x, i, p, res, err);
+	}
+	backward = p->src->lu == p->dst->lu && p->dst_off > p->src_off &&
+		   p->dst_off - p->src_off < p->bytes;
 	while (done < p->bytes) {
 		st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
 		if (st != XCM_OK) {
@@ -433,11 +513,15 @@ merge_run(struct exec_ctx *x, uint32_t i, const struct plan *p, struct plan *run
 	uint32_t k = 1;
 
 	*run = *p;
+	if (p->src == NULL) {
+		return 1;   /* C0h: never merged */
+	}
 	if (x->ops->copy_run != NULL && x->ops->run_len != NULL) {
 		max = x->ops->run_len(x->ctx, p->src->lu, p->dst->lu);
 	}
 	while (max != 0 && p->bytes <= max && i + k < x->l->nseg &&
-	       plan_segment(x, i + k, &q, &err) == XCM_OK && q.src->lu == run->src->lu &&
+	       plan_segment(x, i + k, &q, &err) == XCM_OK && q.src != NULL &&
+	       q.src->lu == run->src->lu &&
 	       q.dst->lu == run->dst->lu && q.src_off == run->src_off + run->bytes &&
 	       q.dst_off == run->dst_off + run->bytes && q.bytes <= max - run->bytes) {
 		run->bytes += q.bytes;

@@ -38,9 +38,12 @@ xcm_limits_max_param_len(const struct xcm_limits *lim)
 	return XCM_PLIST_HDR_LEN + lim->max_desc_list_len + lim->max_inline_len;
 }
 
-/* CSCDs: E4h, and EAh (docs/cscd-descriptors.md); not E5h, E6h, EBh */
-static const uint8_t g_desc_codes[] = { XCM_SEG_B2B, XCM_SEG_B2B_OFF, XCM_CSCD_ID,
-					XCM_CSCD_IPV6 };
+/*
+ * Segments 02h, 0Ah and the vendor specific C0h (docs/remote-tokens.md);
+ * CSCDs E4h and EAh (docs/cscd-descriptors.md), not E5h, E6h, EBh
+ */
+static const uint8_t g_desc_codes[] = { XCM_SEG_B2B, XCM_SEG_B2B_OFF, XCM_SEG_TOKEN,
+					XCM_CSCD_ID, XCM_CSCD_IPV6 };
 /*
  * 83h: EXTENDED COPY LID1, LID4, POPULATE TOKEN, WRITE USING TOKEN (xcm/token.h),
  * COPY OPERATION ABORT (xcm/lid4.h)

@@ -430,6 +430,22 @@ parse_segment(struct xcm_span d, uint32_t off, uint32_t n, struct xcm_list *out,
 	s->dc = (flags >> XCM_SEGD_DC_BIT) & 1u;
 	s->cat = (flags >> XCM_SEGD_CAT_BIT) & 1u;
 	s->offset = off;
+	if (s->type == XCM_SEG_TOKEN) {
+		/* the source is the LU the token names (F800h); nothing else to resolve */
+		if (xcm_seg_token_parse(d, off, &out->tok, err) != XCM_OK) {
+			return err->status;
+		}
+		s->fco = s->dc = s->cat = false;
+		s->dst = resolve_id(out, dst_id, &dst_st);
+		if (!unres->valid && s->dst == NULL) {
+			unres->valid = true;
+			unres->st = dst_st;
+			unres->in_list = false;
+			unres->seg = n;
+			unres->field = XCM_SEGD_DST_ID;
+		}
+		return XCM_OK;
+	}
 	if (s->type == XCM_SEG_B2B) {
 		/* 02h: bytes 8-9 reserved, 10-11 BLOCK DEVICE NUMBER OF BLOCKS */
 		s->count = xcm_get_be16(d.p + XCM_B2B_NBLOCKS);
@@ -477,6 +493,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 	uint32_t need;
 	uint16_t dlen;
 	uint8_t type;
+	bool has_token = false;
 	enum xcm_status st;
 
 	out->nseg = 0;
@@ -490,15 +507,22 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		 * 20-byte 03h and expects 26/09); we implement 02h and 0Ah only.
 		 */
 		type = data.p[off + XCM_SEGD_TYPE];
+		dlen = xcm_get_be16(data.p + off + XCM_SEGD_DLEN);
 		if (type == XCM_SEG_B2B) {
 			need = XCM_B2B_DLEN;
 		} else if (type == XCM_SEG_B2B_OFF) {
 			need = XCM_B2BO_DLEN;
+		} else if (type == XCM_SEG_TOKEN) {
+			/* vendor specific C0h (seg_token.c): one a list, 532 + 16n */
+			if (has_token) {
+				return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off, -1);
+			}
+			has_token = true;
+			need = xcm_seg_token_dlen_ok(dlen) ? dlen : 0;
 		} else {
 			return fail_field(err, XCM_E_UNSUPP_SEG_TYPE, off, -1);
 		}
 		/* check 6: DESCRIPTOR LENGTH 0018h / 001Ch exactly */
-		dlen = xcm_get_be16(data.p + off + XCM_SEGD_DLEN);
 		if (dlen != need) {
 			return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off + XCM_SEGD_DLEN, -1);
 		}

@@ -187,4 +187,17 @@ _Static_assert(XCM_B2BO_DST_OFF + 2 == XCM_SEG_B2B_OFF_LEN, "0Ah segment is 32 b
 _Static_assert(XCM_B2BO_DLEN == 0x1C, "0Ah DESCRIPTOR LENGTH");
 _Static_assert(XCM_SEGD_DST_ID + 2 == XCM_SEG_HDR_LEN, "segment header is 8 bytes");
 
+/* The vendor specific C0h segment (seg_token.c, docs/remote-tokens.md). */
+bool xcm_seg_token_dlen_ok(uint32_t dlen);
+/*
+ * Decode the C0h descriptor d found at list offset off (DESCRIPTOR LENGTH
+ * already checked): byte 1, the F800h source ID, and bytes 8 on as a WUT
+ * list. INVALID FIELD IN PARAMETER LIST (field pointer: list offset) or the
+ * WUT decoder's status (TOO MANY SEGMENT DESCRIPTORS for > 64 ranges).
+ */
+enum xcm_status xcm_seg_token_parse(struct xcm_span d, uint32_t off, struct xcm_tok_seg *out,
+				    struct xcm_err *err);
+size_t xcm_seg_token_len(const struct xcm_tok_seg *t);
+void xcm_seg_token_put(struct xcm_wbuf *w, const struct xcm_tok_seg *t, uint16_t dst_id);
+
 #endif /* XCM_PARAM_LAYOUT_H */

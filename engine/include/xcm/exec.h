@@ -77,6 +77,21 @@ struct xcm_backend_ops {
 	 */
 	int (*copy_run)(void *ctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst,
 			uint64_t dst_off, uint64_t len);
+	/*
+	 * Optional (NULL: a list with a C0h segment is refused before anything
+	 * moves, ILLEGAL REQUEST 26/09): the vendor specific C0h segment
+	 * (docs/remote-tokens.md). Write the bytes of the ROD token t->token,
+	 * from t->offset blocks on, into t's ranges of dst (resolved from the
+	 * segment's destination CSCD; every range lies inside it), honouring
+	 * the command's deadline and stop requests itself. XCM_OK, *bytes = all
+	 * of them; else what it returns ends the list, *bytes counting what was
+	 * written: a token status (XCM_E_TOKEN_*, ILLEGAL REQUEST 23/xx),
+	 * XCM_E_CA_DEVICE_FAILURE with *ioerr filled as copy() fills it, or
+	 * another COPY ABORTED status (stop, deadline).
+	 */
+	enum xcm_status (*token_copy)(void *ctx, struct xt_lu *self, struct xt_lu *dst,
+				      const struct xcm_tok_seg *t, uint64_t *bytes,
+				      struct xcm_io_err *ioerr);
 };
 
 /*

@@ -59,6 +59,11 @@ enum {
 enum {
 	XCM_SEG_B2B = 0x02,            /* block -> block, 28 bytes */
 	XCM_SEG_B2B_OFF = 0x0A,        /* block (byte offset) -> block (byte offset), 32 bytes */
+	/*
+	 * vendor specific (SPC-4: C0h-DFh): ROD token -> block device ranges,
+	 * 536 + 16n bytes (docs/remote-tokens.md); one per list
+	 */
+	XCM_SEG_TOKEN = 0xC0,
 };
 
 /* CSCD descriptor type codes and special CSCD descriptor IDs */
@@ -159,6 +164,7 @@ enum {
 	XCM_ASC_LBA_OUT_OF_RANGE = 0x2100,
 	XCM_ASC_TOKEN_OP = 0x2300,          /* INVALID TOKEN OPERATION, CAUSE NOT REPORTABLE */
 	XCM_ASC_TOKEN_UNSUPPORTED = 0x2301,  /* ... UNSUPPORTED TOKEN TYPE */
+	XCM_ASC_TOKEN_REMOTE = 0x2302,       /* ... REMOTE TOKEN USAGE NOT SUPPORTED */
 	XCM_ASC_TOKEN_UNKNOWN = 0x2304,      /* ... TOKEN UNKNOWN */
 	XCM_ASC_TOKEN_CORRUPT = 0x2305,      /* ... TOKEN CORRUPT */
 	XCM_ASC_TOKEN_EXPIRED = 0x2307,      /* ... TOKEN EXPIRED */

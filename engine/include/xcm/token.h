@@ -24,7 +24,6 @@ enum {
 	XCM_SA_WRITE_USING_TOKEN = 0x11,
 	XCM_SA_RRTI = 0x07,            /* THIRD-PARTY COPY IN: RECEIVE ROD TOKEN INFORMATION */
 	XCM_SA_RART = 0x08,            /* THIRD-PARTY COPY IN: REPORT ALL ROD TOKENS */
-	XCM_ROD_TOKEN_LEN = 512,
 	XCM_ROD_TOKEN_LEN_FIELD = 0x01F8, /* ROD TOKEN LENGTH of a 512-byte token (n - 7) */
 	XCM_RANGE_DESC_LEN = 16,       /* block device range descriptor (SBC-4 5.8.3) */
 	XCM_PT_HDR_LEN = 16,           /* POPULATE TOKEN list up to the range descriptors */
@@ -33,7 +32,6 @@ enum {
 	XCM_RART_ENTRY_LEN = 96,       /* ROD management token: the first 96 bytes of a token */
 	XCM_TC_UNITS_BLOCKS = 0xF1,    /* TRANSFER COUNT UNITS: logical blocks (SPC-4 6.19.3) */
 	XCM_RCS4_DONE_RESIDUAL = 0x04, /* completed without errors, with residual data */
-	XCM_MAX_RANGES = 64,           /* range descriptors per PT/WUT (capacity; Windows sends <= 64) */
 	/* random part of a ROD token supplied by the caller: bytes 256-511 */
 	XCM_ROD_RANDOM_OFF = 256,
 	XCM_ROD_RANDOM_LEN = XCM_ROD_TOKEN_LEN - XCM_ROD_RANDOM_OFF,
@@ -58,10 +56,6 @@ struct xcm_tok_limits {
 };
 extern const struct xcm_tok_limits xcm_tok_limits_default;
 
-struct xcm_range {
-	uint64_t lba;
-	uint32_t count;
-};
 
 /* THIRD-PARTY COPY OUT CDB of POPULATE TOKEN / WRITE USING TOKEN. */
 struct xcm_tok_out_req {

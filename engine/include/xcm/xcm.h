@@ -53,6 +53,7 @@ enum xcm_status {
 	XCM_E_TOKEN_CANCELLED,         /* 05 23/08 */
 	XCM_E_TOKEN_DELETED,           /* 05 23/09 */
 	XCM_E_TOKEN_LENGTH,            /* 05 23/0A: invalid token length */
+	XCM_E_TOKEN_REMOTE,            /* 05 23/02: remote token usage not supported */
 	XCM_E_NO_ROD_RESOURCES,        /* 05 55/0C: insufficient resources to create ROD */
 	XCM_E_NO_TOKEN_RESOURCES,      /* 05 55/0D: ... to create ROD token */
 	/* COPY ABORTED: found while processing segments */
@@ -198,8 +199,34 @@ int xcm_lun_single_level(const uint8_t lun[8], uint16_t *out);
 /* The 8-byte SAM LUN of lun (0..16383): peripheral below 256, else flat space. */
 void xcm_lun_encode(uint16_t lun, uint8_t out[8]);
 
+enum {
+	XCM_ROD_TOKEN_LEN = 512,
+	XCM_MAX_RANGES = 64,           /* range descriptors per PT/WUT/C0h (capacity; Windows sends <= 64) */
+};
+
+/* A block device range descriptor (SBC-4 5.8.3). */
+struct xcm_range {
+	uint64_t lba;
+	uint32_t count;
+};
+
+/*
+ * The vendor specific segment C0h (docs/remote-tokens.md): the bytes of a
+ * ROD token, from OFFSET INTO ROD on, into ranges of the destination CSCD.
+ * Its bytes 8 on are those of a WRITE USING TOKEN parameter list; one per
+ * list, kept in struct xcm_list.
+ */
+struct xcm_tok_seg {
+	bool del_tkn;                  /* byte 1 bit 1: delete the token when done */
+	uint64_t offset;               /* OFFSET INTO ROD, blocks of the destination */
+	uint8_t token[XCM_ROD_TOKEN_LEN];
+	uint32_t nranges;
+	uint64_t total_blocks;
+	struct xcm_range range[XCM_MAX_RANGES];
+};
+
 struct xcm_segment {
-	uint8_t type;          /* XCM_SEG_B2B or XCM_SEG_B2B_OFF */
+	uint8_t type;          /* XCM_SEG_B2B, XCM_SEG_B2B_OFF or XCM_SEG_TOKEN (src NULL: the token) */
 	bool fco, dc, cat;
 	const struct xcm_cscd *src;   /* -> xcm_list.cscd[i] or &xcm_list.self */
 	const struct xcm_cscd *dst;
@@ -225,6 +252,7 @@ struct xcm_list {
 	struct xcm_cscd self;  /* target of CSCD ID FFFFh */
 	struct xcm_cscd cscd[XCM_MAX_CSCD];
 	struct xcm_segment seg[XCM_MAX_SEG];
+	struct xcm_tok_seg tok;  /* the C0h segment's body, if the list has one */
 };
 
 /*
