@@ -497,6 +497,25 @@ be_copy_run(void *vctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst,
 	return rc;
 }
 
+/* The C0h segment (docs/remote-tokens.md): our token's bytes into ranges of dst. */
+static enum xcm_status
+be_token_copy(void *vctx, struct xt_lu *self, struct xt_lu *dst, const struct xcm_tok_seg *t,
+	      uint64_t *bytes, struct xcm_io_err *ioerr)
+{
+	struct xt_ctx *ctx = vctx;
+	enum xcm_status st;
+
+	if (self->cm->odx == NULL || self->cm->odx->redeem == NULL) {
+		return XCM_E_TOKEN_UNKNOWN;   /* no token table here */
+	}
+	mark_written(ctx, dst);
+	st = self->cm->odx->redeem(ctx->job, dst, t, bytes, ioerr);   /* odx/odx_wut.c */
+	if (st == XCM_E_CA_DEVICE_FAILURE) {
+		ctx->io_errors++;
+	}
+	return st;
+}
+
 static const struct xcm_backend_ops g_ops = {
 	.resolve = be_resolve,
 	.block_size = be_block_size,
@@ -507,6 +526,7 @@ static const struct xcm_backend_ops g_ops = {
 	.progress = be_progress,
 	.run_len = be_run_len,
 	.copy_run = be_copy_run,
+	.token_copy = be_token_copy,
 };
 
 void

@@ -65,6 +65,13 @@ struct xt_odx_ops {
 				 struct xcm_err *err);
 	enum xcm_status (*execute)(struct xt_job *job, struct xcm_exec_result *res,
 				   struct xcm_err *err);
+	/*
+	 * An EXTENDED COPY job's C0h segment (the engine's token_copy; our token's
+	 * bytes into ranges of dst, docs/remote-tokens.md).
+	 */
+	enum xcm_status (*redeem)(struct xt_job *job, struct xt_lu *dst,
+				  const struct xcm_tok_seg *t, uint64_t *bytes,
+				  struct xcm_io_err *ioerr);
 };
 
 /* Per-LU job list and held-results store; lock guards both. */

@@ -322,4 +322,5 @@ xt_odx_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *
 const struct xt_odx_ops xt_odx_ops = {
 	.parse = xt_odx_parse,
 	.execute = xt_odx_execute,
+	.redeem = xt_odx_redeem,
 };

@@ -33,5 +33,14 @@ enum xcm_status xt_odx_stop(const struct xt_job *job);
 struct xt_lu *xt_odx_snap_view(const struct xt_lu *lu, int fd);
 enum xcm_status xt_odx_zero(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
 enum xcm_status xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
+/*
+ * The C0h segment of an EXTENDED COPY job (the backend's token_copy,
+ * docs/remote-tokens.md): redeem our token t->token into t's ranges of dst
+ * (a LU here or a remote LU), as a WRITE USING TOKEN received on job->lu
+ * would. The engine's token_copy contract: XCM_OK, a token status (23/xx),
+ * XCM_E_CA_DEVICE_FAILURE with *ioerr, or a COPY ABORTED status.
+ */
+enum xcm_status xt_odx_redeem(struct xt_job *job, struct xt_lu *dst, const struct xcm_tok_seg *t,
+			      uint64_t *bytes, struct xcm_io_err *ioerr);
 
 #endif /* TARGET_ODX_H */

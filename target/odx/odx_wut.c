@@ -6,6 +6,12 @@
  * another LU is allowed only where an EXTENDED COPY between the two LUs
  * would be (access.c), else ILLEGAL REQUEST, INVALID TOKEN OPERATION, CAUSE
  * NOT REPORTABLE (23/00: whether the other LU exists is not told).
+ *
+ * The same redemption serves the vendor specific segment C0h of an
+ * EXTENDED COPY (xt_odx_redeem, docs/remote-tokens.md): another copy
+ * manager of this project redeeming one of our tokens asks us to write its
+ * bytes into a LU we reach, a remote one through the peer map. A token made
+ * by a copy manager elsewhere is redeemed there (peer/peer_token.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,6 +19,7 @@
 
 #include "lio/lio.h"
 #include "odx/odx.h"
+#include "peer/peer.h"
 #include "store/store.h"
 
 /* Where the source bytes of a token are, and how far a WUT has gone in them. */
@@ -43,18 +50,38 @@ src_seek(struct src_pos *p, uint64_t skip)
 	return false;
 }
 
-/* Copy into one destination range; *moved = bytes written. */
+/* What to redeem: the token's bytes from offset on into ranges of dst. */
+struct wut_req {
+	struct xt_lu *dst;
+	uint64_t offset;                 /* OFFSET INTO ROD, blocks of dst */
+	const uint8_t *token;
+	bool del_tkn;
+	uint32_t nranges;
+	const struct xcm_range *range;
+};
+
+/* One redemption under way: its request, what it wrote, where a transfer failed. */
+struct redeem_run {
+	struct xt_job *job;
+	const struct wut_req *q;
+	uint64_t *moved;                 /* bytes written */
+	struct xcm_io_err *ioerr;        /* on XCM_E_CA_DEVICE_FAILURE */
+};
+
+/* Copy into one destination range of r->q->dst. */
 static enum xcm_status
-copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
-	   uint64_t *moved)
+copy_range(const struct redeem_run *r, struct src_pos *p, uint64_t doff, uint64_t dlen)
 {
-	struct xt_lu *self = job->lu;
+	struct xt_job *job = r->job;
+	struct xt_lu *self = r->q->dst;
+	struct xcm_io_err *ioerr = r->ioerr;
+	uint64_t *moved = r->moved;
 	struct xt_copy *c = &job->copy;
 	/* between two LUs whose store copies inside itself (RBD) its chunk; else 4 MiB */
 	const uint64_t store_chunk = xt_lu_store_chunk(p->from, self);
 	const uint64_t chunk_max =
 		store_chunk != 0 ? store_chunk : (uint64_t)XT_CHUNK * XT_PAR_PIECES;
-	struct xt_range r;
+	struct xt_range rg;
 	enum xcm_status st;
 	int rc;
 
@@ -70,15 +97,22 @@ copy_range(struct xt_job *job, struct src_pos *p, uint64_t doff, uint64_t dlen,
 		}
 		xt_tok_note_write(self, doff, n);
 		/* by the two LUs' stores (store_copy.c): files, RBD copy-from, or the gateway */
-		r = (struct xt_range){ (struct xt_lu *)p->from, soff, self, doff, n };
+		rg = (struct xt_range){ (struct xt_lu *)p->from, soff, self, doff, n };
 		c->clone = self->cfg.clone;
 		c->cfr = self->cfg.cfr;
 		c->merged = false;
 		c->write_behind = false;
-		rc = xt_lu_copy(c, &r);
+		rc = xt_lu_copy(c, &rg);
 		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
 		if (rc != 0) {
 			*moved += c->done;
+			memset(ioerr, 0, sizeof(*ioerr));
+			ioerr->at_dst = c->at_dst;
+			ioerr->done = *moved;
+			ioerr->status = XCM_SAM_CHECK_CONDITION;
+			/* a remote destination's CHECK CONDITION: forwarded as it came */
+			(void)xt_peer_last_sense(c->at_dst ? self : rg.src, &ioerr->status,
+						 ioerr->sense, &ioerr->sense_len);
 			return XCM_E_CA_DEVICE_FAILURE;
 		}
 		*moved += n;
@@ -135,12 +169,11 @@ token_owner(struct xt_lu *self, const struct xcm_rod_token *rt, struct xt_lu **o
 
 /* Pair the token's bytes (from OFFSET INTO ROD on) with the destination ranges. */
 static enum xcm_status
-wut_copy(struct xt_job *job, struct xt_lu *owner, struct xt_tok *tok,
-	 struct xcm_exec_result *res, struct xcm_err *err)
+wut_copy(const struct redeem_run *r, struct xt_lu *owner, struct xt_tok *tok, struct xcm_err *err)
 {
-	struct xt_lu *self = job->lu, *view = NULL;
-	const struct xcm_tok_list *l = &job->odx->l;
-	uint32_t bs = xt_lu_block_size(self), i;
+	const struct wut_req *q = r->q;
+	struct xt_lu *view = NULL;
+	uint32_t bs = xt_lu_block_size(q->dst), i;
 	struct src_pos p = { tok, owner, 0, 0 };
 	enum xcm_status st = XCM_OK;
 	char why[256];
@@ -150,14 +183,14 @@ wut_copy(struct xt_job *job, struct xt_lu *owner, struct xt_tok *tok,
 	 * QNAP's target; CTL adds it to source blocks: the same when block
 	 * sizes match).
 	 */
-	if (l->offset > tok->total_bytes / bs || !src_seek(&p, l->offset * bs)) {
+	if (q->offset > tok->total_bytes / bs || !src_seek(&p, q->offset * bs)) {
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
 		return err->status;
 	}
 	if (owner->ops->token_guard != NULL &&
 	    owner->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
 		/* another client may have written the source: the token no longer stands */
-		xt_lu_warn(self, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
+		xt_lu_warn(r->job->lu, "xcopy: WRITE USING TOKEN of LU %s: token cancelled: %s\n",
 			   owner->name, why);
 		xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
 		return err->status;
@@ -170,35 +203,31 @@ wut_copy(struct xt_job *job, struct xt_lu *owner, struct xt_tok *tok,
 		}
 		p.from = view;
 	}
-	for (i = 0; i < l->nranges && st == XCM_OK; i++) {
-		st = copy_range(job, &p, l->range[i].lba * bs, (uint64_t)l->range[i].count * bs,
-				&res->bytes);
+	for (i = 0; i < q->nranges && st == XCM_OK; i++) {
+		st = copy_range(r, &p, q->range[i].lba * bs, (uint64_t)q->range[i].count * bs);
 	}
 	free(view);
-	XT_STAT_ADD(self, bytes, res->bytes);
-	xt_stats_add_acct(self, &job->copy.acct);
 	if (st != XCM_OK) {
 		xcm_err_set(err, st);
 	}
 	return st;
 }
 
-enum xcm_status
-xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
+/* Redeem q's token (ours) into q's ranges: the token looked up, used, put back. */
+static enum xcm_status
+redeem(struct xt_job *job, const struct wut_req *q, uint64_t *moved, struct xcm_io_err *ioerr,
+       struct xcm_err *err)
 {
-	const struct xcm_tok_list *l = &job->odx->l;
 	struct xt_lu *owner = NULL;
 	bool held = false;
 	struct xcm_rod_token rt;
 	struct xt_tok *tok = NULL;
 	enum xcm_status st;
 	bool cancelled = false;
+	const struct redeem_run r = { job, q, moved, ioerr };
 
-	if (xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
+	if (xcm_rod_token_decode(q->token, &rt, err) != XCM_OK) {
 		return err->status;
-	}
-	if (rt.rod_type == XCM_ROD_TYPE_ZERO) {
-		return xt_odx_zero(job, res, err);
 	}
 	if (rt.rod_type != XCM_ROD_TYPE_PIT_DEFAULT && rt.rod_type != XCM_ROD_TYPE_PIT_VULNERABLE &&
 	    rt.rod_type != XCM_ROD_TYPE_PIT_PERSISTENT) {
@@ -207,11 +236,11 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	}
 	st = token_owner(job->lu, &rt, &owner, &held, err);
 	if (st == XCM_OK) {
-		st = xt_tok_get(owner->tok, l->token, &tok, err);
+		st = xt_tok_get(owner->tok, q->token, &tok, err);
 	}
 	if (st == XCM_OK) {
-		st = wut_copy(job, owner, tok, res, err);
-		xt_tok_put(owner->tok, tok, l->del_tkn, &cancelled);
+		st = wut_copy(&r, owner, tok, err);
+		xt_tok_put(owner->tok, tok, q->del_tkn, &cancelled);
 		/* a write hit the (change vulnerable) source while it was read */
 		if (st == XCM_OK && cancelled) {
 			xcm_err_set(err, XCM_E_TOKEN_CANCELLED);
@@ -221,5 +250,96 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 	if (held) {
 		xt_lu_release(owner);
 	}
+	return st;
+}
+
+enum xcm_status
+xt_odx_redeem(struct xt_job *job, struct xt_lu *dst, const struct xcm_tok_seg *t,
+	      uint64_t *bytes, struct xcm_io_err *ioerr)
+{
+	const struct wut_req q = { dst, t->offset, t->token, t->del_tkn, t->nranges, t->range };
+	struct xcm_err err;
+	enum xcm_status st;
+
+	memset(&err, 0, sizeof(err));
+	*bytes = 0;
+	st = redeem(job, &q, bytes, ioerr, &err);
+	/* OFFSET INTO ROD past the token: no list field of this command to point at */
+	return st == XCM_E_INVALID_FIELD_PARAM ? XCM_E_TOKEN_OP : st;
+}
+
+/*
+ * A token another copy manager made: not of this process (the epoch of its
+ * identifier, tokens.c), its creator LU (an NAA designator) not a LU here.
+ * A token of ours whose LU is gone since stays ours: TOKEN UNKNOWN.
+ */
+static bool
+made_elsewhere(const struct xcm_rod_token *rt)
+{
+	struct xt_lu *owner;
+
+	if (rt->creator_desig_len != 16 || xt_tok_ours(rt->id)) {
+		return false;
+	}
+	owner = xt_registry_hold_naa(rt->creator_desig);
+	if (owner != NULL) {
+		xt_lu_release(owner);
+		return false;
+	}
+	return true;
+}
+
+/* Its creator redeems it into our ranges (peer/peer_token.c). */
+static enum xcm_status
+redeem_remote(struct xt_job *job, const struct xcm_tok_list *l, struct xcm_exec_result *res,
+	      struct xcm_err *err)
+{
+	struct xcm_tok_seg *t = calloc(1, sizeof(*t));
+	struct xcm_rod_token rt;
+	enum xcm_status st;
+
+	if (t == NULL || xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
+		free(t);
+		xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
+		return err->status;
+	}
+	t->del_tkn = l->del_tkn;
+	t->offset = l->offset;
+	memcpy(t->token, l->token, sizeof(t->token));
+	t->nranges = l->nranges;
+	t->total_blocks = l->total_blocks;
+	memcpy(t->range, l->range, l->nranges * sizeof(l->range[0]));
+	st = xt_peer_redeem(job->lu, rt.creator_desig, t, job->deadline_ms, &res->bytes, err);
+	free(t);
+	XT_STAT_ADD(job->lu, bytes, res->bytes);
+	return st;
+}
+
+enum xcm_status
+xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
+{
+	const struct xcm_tok_list *l = &job->odx->l;
+	const struct wut_req q = { job->lu, l->offset, l->token, l->del_tkn, l->nranges, l->range };
+	struct xcm_io_err ioerr;
+	struct xcm_rod_token rt;
+	enum xcm_status st;
+
+	if (xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
+		return err->status;
+	}
+	if (rt.rod_type == XCM_ROD_TYPE_ZERO) {
+		return xt_odx_zero(job, res, err);
+	}
+	if (made_elsewhere(&rt)) {
+		st = xt_odx_stop(job);
+		if (st != XCM_OK) {
+			xcm_err_set(err, st);
+			return st;
+		}
+		return redeem_remote(job, l, res, err);
+	}
+	st = redeem(job, &q, &res->bytes, &ioerr, err);
+	XT_STAT_ADD(job->lu, bytes, res->bytes);
+	xt_stats_add_acct(job->lu, &job->copy.acct);
 	return st;
 }

@@ -97,6 +97,8 @@ struct xcm_cscd;
  */
 int xt_peer_cscd_desig(const struct xt_lu *lu, const struct xcm_cscd *c, uint8_t buf[16],
 		       size_t *len);
+/* Does the map file as it is now name any LU or portal (read again if changed)? */
+bool xt_peer_map_any(const struct xt_lu *lu);
 /* Forget the cached map (handler destroy, tests). */
 void xt_peer_map_reset(void);
 /*
@@ -154,6 +156,21 @@ bool xt_peer_last_sense(const struct xt_lu *lu, uint8_t *status, uint8_t *sense,
 			uint8_t *len);
 /* SYNCHRONIZE CACHE(16) on the remote LU, by deadline_ms: 0 or -errno. */
 int xt_peer_flush(struct xt_lu *lu, uint64_t deadline_ms);
+
+/* ---- remote ROD tokens (peer_token.c, docs/remote-tokens.md) ---- */
+
+struct xcm_tok_seg;
+/*
+ * WRITE USING TOKEN on self with a token whose creator LU (NAA designator
+ * creator) is not here: the creator, found in the peer map, writes the
+ * token's bytes into t's ranges of self (one EXTENDED COPY with segment
+ * C0h), by deadline_ms. XCM_OK, *bytes written; 23/02 (creator not in the
+ * map, or its target does not redeem for others); the creator's 23/xx;
+ * COPY ABORTED 0D/02 (not reachable) or 0D/01 (its sense forwarded in err).
+ */
+enum xcm_status xt_peer_redeem(struct xt_lu *self, const uint8_t creator[16],
+			       const struct xcm_tok_seg *t, uint64_t deadline_ms, uint64_t *bytes,
+			       struct xcm_err *err);
 
 /* ---- delegation (peer_deleg.c) ---- */
 

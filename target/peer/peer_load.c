@@ -233,6 +233,18 @@ xt_peer_portals(const struct xt_lu *lu, struct xt_peer *v, size_t max, uint64_t 
 	return n;
 }
 
+bool
+xt_peer_map_any(const struct xt_lu *lu)
+{
+	bool any;
+
+	pthread_mutex_lock(&g_map_mu);
+	map_refresh(lu);
+	any = g_map.n > 0 || g_map.nportal > 0;
+	pthread_mutex_unlock(&g_map_mu);
+	return any;
+}
+
 void
 xt_peer_map_reset(void)
 {

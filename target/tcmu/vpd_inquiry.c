@@ -4,6 +4,7 @@
 
 #include "cm/cm.h"
 #include "odx/odx.h"
+#include "peer/peer.h"
 #include "tcmu/handler.h"
 
 /* VPD pages tcmu-runner 1.5.4's core serves (its VPD 00h list) plus ours, ascending. */
@@ -27,8 +28,12 @@ xt_handler_inquiry(struct xt_lu *lu, struct tcmulib_cmd *lc)
 		xcm_wbuf_put16(&w, (uint16_t)sizeof(g_vpd_pages));
 		xcm_wbuf_put(&w, g_vpd_pages, sizeof(g_vpd_pages));
 	} else {
-		xcm_vpd_tpc_encode_tok(xt_limits(), xt_tok_limits(lu), tcmu_dev_get_block_size(lu->dev),
-				       0x00, &w);
+		/* tokens of other copy managers are redeemed by them (peer/peer_token.c) */
+		struct xcm_tok_limits tl = *xt_tok_limits(lu);
+
+		tl.remote_tokens = xt_peer_map_any(lu) ? XCM_REMOTE_TOKENS_OTHER_TARGETS : 0;
+		xcm_vpd_tpc_encode_tok(xt_limits(), &tl, tcmu_dev_get_block_size(lu->dev), 0x00,
+				       &w);
 	}
 	xt_iov_fill(lc->iovec, lc->iov_cnt, lu->rsp, xcm_wbuf_stored(&w));
 	return TCMU_STS_OK;

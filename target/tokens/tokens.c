@@ -64,6 +64,13 @@ xt_tok_new_id(void)
 	return g_epoch | (atomic_fetch_add(&g_next_id, 1) & 0xFFFFFFFFu);
 }
 
+bool
+xt_tok_ours(uint64_t id)
+{
+	pthread_once(&g_epoch_once, epoch_init);
+	return (id & ~(uint64_t)0xFFFFFFFFu) == g_epoch;
+}
+
 /* Caller holds t->lock: unlink tok, remember why it died, free it (unless in use). */
 static void
 retire(struct xt_toktab *t, struct xt_tok *tok, enum xcm_status why)

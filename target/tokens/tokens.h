@@ -47,6 +47,8 @@ void xt_tok_destroy(struct xt_toktab *t);
 void xt_tok_shutdown(void);
 /* A new token identifier: a random per-process epoch and a counter (none survive a restart). */
 uint64_t xt_tok_new_id(void);
+/* Was id made by this process (its epoch), even if the token is gone since? */
+bool xt_tok_ours(uint64_t id);
 /* Room for one more token holding snap_bytes of snapshot? XCM_OK (reserved) or 55/0D, 55/0C. */
 enum xcm_status xt_tok_reserve(struct xt_toktab *t, uint64_t snap_bytes, struct xcm_err *err);
 void xt_tok_unreserve(struct xt_toktab *t, uint64_t snap_bytes);

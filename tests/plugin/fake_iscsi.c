@@ -371,6 +371,14 @@ xcopy(int lun, struct scsi_task *t, const struct iscsi_data *d)
 		return;
 	}
 	cl = l != NULL && d->size >= 16 ? be(l + 2, 2) : 0;
+	if (l != NULL && d->size > 16 + 32 + 8 && cl == 32 && l[16 + 32] == 0xc0) {
+		uint32_t r = g_fi.on_token != NULL ? g_fi.on_token(l, (uint32_t)d->size) : 0x52609;
+
+		if (r != 0) {
+			check_condition(t, (uint8_t)(r >> 16), (uint16_t)r);
+		}
+		return;
+	}
 	if (l == NULL || cl != 64 || be(l + 8, 4) != 28 || d->size != 16 + 64 + 28) {
 		check_condition(t, 0x05, 0x2600);
 		return;

@@ -36,6 +36,12 @@ struct fake_iscsi {
 	uint8_t fail_xcopy_key;
 	uint16_t fail_xcopy_asc;
 	void (*on_xcopy)(void);        /* called as each EXTENDED COPY completes (a test's hook) */
+	/*
+	 * a list with the vendor specific segment C0h (docs/remote-tokens.md):
+	 * answered by this hook (0: GOOD, else key << 16 | ASC/ASCQ); without
+	 * one, ILLEGAL REQUEST 26/09 as a copy manager not of this project
+	 */
+	uint32_t (*on_token)(const uint8_t *list, uint32_t len);
 	/* discovery: SendTargets lists target (LUN lun1, and lun2) and the names in other[] */
 	uint16_t lun1;                 /* the LUN REPORT LUNS gives the first LU (5) */
 	char other[2][64];             /* more targets SendTargets lists: their logins fail */
@@ -57,7 +63,7 @@ struct fake_iscsi {
 	uint64_t read_bytes, write_bytes;
 	unsigned int std_inquiries, xcopies;   /* EXTENDED COPY commands received */
 	int xcopy_lun;                 /* ... the LUN the last one was sent to */
-	uint8_t xcopy_list[512];       /* ... its parameter list */
+	uint8_t xcopy_list[2048];      /* ... its parameter list */
 	uint32_t xcopy_len;
 	uint64_t xcopy_bytes;          /* bytes its copy manager copied */
 };

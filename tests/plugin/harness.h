@@ -89,6 +89,7 @@ extern const struct ptest g_peer_tests[];    /* peer_test.c */
 extern const struct ptest g_peer_deleg_tests[];   /* peer_deleg_test.c */
 extern const struct ptest g_peer_ip_tests[];      /* peer_ip_test.c */
 extern const struct ptest g_peer_disc_tests[];    /* peer_disc_test.c */
+extern const struct ptest g_peer_token_tests[];   /* peer_token_test.c */
 
 /* sense decoded by the engine: fixed format, current (response code 70h)? */
 bool sense_fixed_current(const uint8_t *s, size_t len);

@@ -126,7 +126,7 @@ collect(const struct ptest **all)
 {
 	const struct ptest *lists[] = { g_core_tests, g_async_tests, g_odx_tests, g_peer_tests,
 					 g_peer_deleg_tests, g_peer_ip_tests,
-					 g_peer_disc_tests };
+					 g_peer_disc_tests, g_peer_token_tests };
 	size_t i, n = 0;
 	const struct ptest *t;
 
