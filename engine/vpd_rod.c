@@ -57,9 +57,9 @@ xcm_vpd_tpc_put_rod(const struct xcm_tok_limits *tl, struct xcm_wbuf *w)
 	uint16_t ntypes = tl->pit_persistent ? 4 : 3;
 	size_t d;
 
-	/* 0106h: REMOTE TOKENS 0 (only this copy manager's tokens), lifetimes, timeout */
+	/* 0106h: REMOTE TOKENS, lifetimes, timeout */
 	d = xcm_vpd_desc_begin(w, XCM_TPC_DESC_ROD_FEATURES);   /* RTF_BASE_LEN + RTF_BLOCK_LEN */
-	xcm_wbuf_put8(w, 0);                                 /* 4: REMOTE TOKENS */
+	xcm_wbuf_put8(w, tl->remote_tokens & 0x0F);          /* 4: bits 3:0 REMOTE TOKENS */
 	xcm_wbuf_put(w, NULL, 11);                           /* 5-15 */
 	xcm_wbuf_put32(w, MIN_LIFETIME_S);                   /* 16-19 MINIMUM TOKEN LIFETIME */
 	xcm_wbuf_put32(w, tl->max_lifetime_s);               /* 20-23 MAXIMUM TOKEN LIFETIME */

@@ -53,7 +53,15 @@ struct xcm_tok_limits {
 	uint64_t optimal_bytes;        /* OPTIMAL TRANSFER COUNT, in bytes */
 	uint32_t max_lifetime_s;       /* MAXIMUM TOKEN LIFETIME (enforced by the token table) */
 	bool pit_persistent;           /* tokens are snapshots (reflink store) */
+	/*
+	 * VPD 8Fh ROD Token Features REMOTE TOKENS (SPC-4 7.7.7.6.2): 0 only
+	 * this copy manager's tokens; XCM_REMOTE_TOKENS_OTHER_TARGETS: tokens
+	 * of copy managers in other SCSI target devices are used too
+	 * (docs/remote-tokens.md)
+	 */
+	uint8_t remote_tokens;
 };
+#define XCM_REMOTE_TOKENS_OTHER_TARGETS 6
 extern const struct xcm_tok_limits xcm_tok_limits_default;
 
 
