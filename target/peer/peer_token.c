@@ -13,8 +13,9 @@
  *
  * Outcomes: GOOD; the creator's refusal of the token as it said it
  * (ILLEGAL REQUEST 23/xx); 23/02 REMOTE TOKEN USAGE NOT SUPPORTED when the
- * map does not name the creator or its target refuses the segment (any
- * other ILLEGAL REQUEST: not a copy manager of this project); COPY ABORTED
+ * map does not name the creator, its target refuses the segment (any
+ * other ILLEGAL REQUEST: not a copy manager of this project) or cannot
+ * reach our LU (COPY ABORTED 08/04: its map does not name it); COPY ABORTED
  * 0D/02 when it cannot be reached or is not that LU; 0D/01 with its status
  * and sense forwarded (SENSE DATA SOURCE 1: the source) for any other
  * failure. The forwarded command cannot be interrupted: COPY OPERATION
@@ -98,6 +99,15 @@ outcome(struct xt_peer_lu *p, const char *why, struct xcm_err *err)
 		}
 		xt_lu_warn(p->self, "xcopy: peer %s/%u cannot redeem its token for us (%s): "
 			   "REMOTE TOKEN USAGE NOT SUPPORTED\n", p->peer.target, p->peer.lun, why);
+		xcm_err_set(err, XCM_E_TOKEN_REMOTE);
+		return err->status;
+	}
+	if (p->have_sense && p->status == XCM_SAM_CHECK_CONDITION && key == XCM_SK_COPY_ABORTED &&
+	    asc == 0x08 && p->sense[13] == 0x04) {
+		/* UNREACHABLE COPY TARGET: its map does not name our LU, nothing written */
+		xt_lu_warn(p->self, "xcopy: peer %s/%u cannot reach this LU to redeem its token "
+			   "(its peer map does not name it): REMOTE TOKEN USAGE NOT SUPPORTED\n",
+			   p->peer.target, p->peer.lun);
 		xcm_err_set(err, XCM_E_TOKEN_REMOTE);
 		return err->status;
 	}

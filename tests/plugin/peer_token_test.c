@@ -172,11 +172,15 @@ test_redeem_remote(void)
 	g_answer = 0xa0d01;
 	CHECK(wut_a(0, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_key(sense, sizeof(sense)) == 0x0A && sense_is(sense, 0x0A, 0x0D01));
-	/* a target that does not take C0h (26/09): REMOTE TOKEN USAGE NOT SUPPORTED */
+	/* ... its map does not name our LU (08/04): REMOTE TOKEN USAGE NOT SUPPORTED */
+	g_answer = 0xa0804;
+	CHECK(wut_a(0, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, 0x05, 0x2302));
+	/* a target that does not take C0h (26/09): the same */
 	g_fi.on_token = NULL;
 	CHECK(wut_a(0, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
 	CHECK(sense_is(sense, 0x05, 0x2302));
-	CHECK(g_fi.xcopies == 4);
+	CHECK(g_fi.xcopies == 5);
 	g_fi.on_token = NULL;
 }
 
