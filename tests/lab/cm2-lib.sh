@@ -4,7 +4,8 @@
 # own process, ROD token table, peer map and stats folder), beside the
 # lab's runner (subtype xcopy). Source lib.sh (and target-lib.sh) first.
 #
-#   cm2_start                      start it; prints its pid ($CM2_PID)
+#   cm2_start                      start it; sets $CM2_PID (call it directly,
+#                                  not in $(...)) and prints it
 #   cm2_lu_create NAME SUBTYPE FILE SIZE [SERIAL]
 #                                  a user:SUBTYPE LU on FILE for either runner
 #                                  (xcopy: the lab's, $CM2_SUBTYPE: the second);
@@ -36,8 +37,11 @@
 #   (nl_reply_supported > 0, taken at enable from what the last runner's
 #   SET_FEATURES said: 1 for 1.5.4) the first answer decides. A runner with
 #   no handler for the subtype answers ADDED with -ENOENT at once, before the
-#   owner has opened the device, so an enable would fail most of the time.
-#   Every TCMU LU made while both run, of either runner, gets
+#   owner has opened the device, so the enable fails (ENOENT). Measured in
+#   the lab (6 of 6 runner-1 LUs, lab_user_create with the second runner up):
+#   and worse, the kernel then frees the ring the owner has already mapped,
+#   and the owner dies in a kernel oops (NULL dereference in 6.1's
+#   tcmu_vma_fault). Every TCMU LU made while both run, of either runner, gets
 #   nl_reply_supported=-1 (control, before enable): the kernel does not wait,
 #   and cm2_lu_create waits instead for the owner's "opened" log line (a LU
 #   whose open fails is named there, and the helper fails after

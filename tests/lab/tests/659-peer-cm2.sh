@@ -5,7 +5,9 @@
 # /run, peer map and stats folder), each with handler_xcopy.so, both serving
 # at once:
 #   two tcmu-runner processes, distinct pids and mount namespaces, the second
-#     registered cm2 only; each LU opened by its own runner only
+#     registered cm2 only; lab_user_create refuses while both run (an LU
+#     awaiting netlink answers fails to enable, and its runner dies: see
+#     cm2-lib.sh); each LU opened by its own runner only
 #   READ/WRITE through tcm_loop on a LU of each (bytes compared with the
 #     backing files); a local EXTENDED COPY by sg_xcopy on each (compared; the
 #     command counted by the receiving LU's own runner's stats, none by the
@@ -67,6 +69,10 @@ lab_check "runner 2 has a mount namespace of its own (private /run)" \
 	test "$(readlink "/proc/$pid2/ns/mnt")" != "$(readlink "/proc/$pid1/ns/mnt")"
 lab_check "runner 2 registered subtype cm2, and no other" \
 	test "$(grep -c 'Handler .* is registered' "$LOG2")" = 1 -a "$(grep -c 'Handler cm2 is registered' "$LOG2")" = 1
+
+lab_check_fails "lab_user_create refuses while runner 2 runs (its enable would kill runner 1)" \
+	lab_user_create cmbad xcopy "$W/bad.img" 4M
+lab_check "... and made no backstore" test -z "$(compgen -G "$LAB_CFS/core/user_*/cmbad")"
 
 # --- LUs of each ------------------------------------------------------------------
 for f in x x2 y y2; do lab_random "$W/$f.img" $((16 * MB)); done
