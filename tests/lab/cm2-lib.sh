@@ -46,7 +46,13 @@
 #   and cm2_lu_create waits instead for the owner's "opened" log line (a LU
 #   whose open fails is named there, and the helper fails after
 #   CM2_WAIT s). Removal answers are 0 from both runners; cm2_lu_remove waits
-#   until the owner has no descriptor of the uio device left.
+#   until the owner has no descriptor of the uio device left. Expected noise,
+#   harmless (the runners keep serving, lab 659): the kernel unregisters the
+#   uio device before the owner handles REMOVED, so the owner logs "ppoll
+#   received unexpected revent: 0x19" and "unexpected join retval", the other
+#   runner "Could not remove device uioN: not found" (and "could not find
+#   handler" at each add), and the kernel "tcmu nl cmd N/0 completion could
+#   not find device" for each answer it no longer waits for.
 # - At start a runner sets the module's block_netlink, resets pending netlink
 #   commands and unblocks: start the second runner when no LU is being made.
 
