@@ -5,10 +5,11 @@
 # libradospp-dev in configs/packages.list); skipped, and said so, otherwise.
 # rbd_cfg.c and rbd_rule.c (the copy-from rule) need no Ceph library: the unit
 # tests link them always. common/
-# (xos_why_set) is linked into xt-rbd, not archived in librbdstore.a.
+# (xos_why_set) and target/base/env.c (the subtype, xt_cfg_body) are linked
+# into xt-rbd, not archived in librbdstore.a.
 
 RBD_CFG_SAN_OBJ := $(BUILD)/san/target/store/rbd/rbd_cfg.o $(BUILD)/san/target/store/rbd/rbd_rule.o
-$(BUILD)/obj/target/store/rbd/rbd_%.o $(BUILD)/san/target/store/rbd/rbd_%.o: XCFLAGS += -I$(TOP)/common
+$(BUILD)/obj/target/store/rbd/rbd_%.o $(BUILD)/san/target/store/rbd/rbd_%.o: XCFLAGS += -I$(TOP)/common -I$(TOP)/target
 UT_SAN_OBJS += $(RBD_CFG_SAN_OBJ)
 
 RBD_HAVE := $(and $(wildcard /usr/include/rbd/librbd.h),$(wildcard /usr/include/rados/librados.hpp))
@@ -31,7 +32,8 @@ $(RBD_LIB): $(RBD_OBJS)
 	@mkdir -p $(@D)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB) $(COMMON_OBJS)
+# rbd_cfg.c reads the handler's subtype (XCOPY_SUBTYPE) through target/base/env.c
+$(XT_RBD_BIN): $(BUILD)/obj/tests/tools/xt_rbd.o $(RBD_LIB) $(BUILD)/obj/target/base/env.o $(COMMON_OBJS)
 	$(call msg,LD,$(notdir $@))
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(RBD_LIBS) -lpthread

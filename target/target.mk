@@ -88,6 +88,12 @@ test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-sym
 		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 $(PLUGIN_TEST_BIN) $(HANDLER_SO) -r
+	@# XCOPY_SUBTYPE: another subtype registered and served (the LUs of the
+	@# fixture carry it), then a refused value (xcopy kept, the refusal logged)
+	$(Q)XCOPY_SUBTYPE=cm2 XT_TEST_SUBTYPE=cm2 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO) -t registration -t subtype -t io_callouts -t xcopy_self
+	$(Q)XCOPY_SUBTYPE=xcopy2 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		$(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO) -t registration -t subtype
 	$(Q)$(TOP)/tests/scripts/test-xcopy-stat.sh $(TOP)/scripts/xcopy-stat
 TEST_TARGETS += test-plugin
 

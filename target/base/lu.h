@@ -24,7 +24,6 @@
 #include "xos.h"
 #include "xcm/xcm.h"
 
-#define XT_SUBTYPE "xcopy"
 #define XT_BOUNCE_LEN (1u << 20)          /* read/write fallback buffer, one per LU */
 #define XT_NAME_MAX 128
 /*

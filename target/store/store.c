@@ -18,11 +18,13 @@
 const struct xt_store_ops *
 xt_store_for(const char *cfgstring)
 {
-	const struct xt_store_ops *s = cfgstring != NULL && strncmp(cfgstring, "xcopy/rbd/", 10) == 0
+	/* past "SUBTYPE/" (XCOPY_SUBTYPE, default xcopy): rbd/..., null/... or the file's path */
+	const char *body = xt_cfg_body(cfgstring);
+	const struct xt_store_ops *s = body != NULL && strncmp(body, "rbd/", 4) == 0
 					       ? &xt_store_rbd : &xt_store_file;
 
 	/* no medium to fail: the null store is never wrapped by the fault store */
-	if (cfgstring != NULL && strncmp(cfgstring, XT_NULL_PREFIX, strlen(XT_NULL_PREFIX)) == 0) {
+	if (body != NULL && strncmp(body, XT_NULL_PREFIX, strlen(XT_NULL_PREFIX)) == 0) {
 		return &xt_store_null;
 	}
 	return xt_env()->fault_injection ? xt_store_faulty(s) : s;

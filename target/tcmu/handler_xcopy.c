@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "base/env.h"
 #include "cm/cm.h"
 #include "cmds/cmds.h"
 #include "lio/lio.h"
@@ -127,7 +128,7 @@ xt_handler_destroy(void)
 
 static struct tcmur_handler g_handler = {
 	.name = "XCOPY offload file handler",
-	.subtype = XT_SUBTYPE,
+	.subtype = XT_SUBTYPE_DEFAULT,   /* XCOPY_SUBTYPE replaces it: handler_init */
 	/* shown by "targetcli /backstores/user:xcopy help create": targetcli prepends "xcopy/" */
 	.cfg_desc = "/PATH[?clone=auto|always|never&cfr=auto|never&xcopy=engine|core"
 		    "&copy_nice=0..19&writeback=early|late&dio=auto|always|never] "
@@ -147,8 +148,27 @@ static struct tcmur_handler g_handler = {
 	.destroy = xt_handler_destroy,
 };
 
+/*
+ * XCOPY_SUBTYPE (base/env.c) read here, once, before the handler registers:
+ * a second tcmu-runner serves user:SUBTYPE LUs with its own copy manager
+ * (two runners must not open the same uio device, and libtcmu gives a
+ * device to the handler whose subtype its cfgstring names).
+ */
 int
 handler_init(void)
 {
+	const struct xt_env *e = xt_env();
+
+	if (e->subtype_refused != NULL) {
+		tcmu_warn_message(NULL, __func__, __LINE__,
+				  "xcopy: XCOPY_SUBTYPE '%.40s' refused (1-%d of a-z 0-9 _, "
+				  "not xcopy's beginning nor xcopy + more): subtype %s\n",
+				  e->subtype_refused, XT_SUBTYPE_MAX, e->subtype);
+	} else if (strcmp(e->subtype, XT_SUBTYPE_DEFAULT) != 0) {
+		tcmu_info_message(NULL, __func__, __LINE__,
+				  "xcopy: subtype %s (XCOPY_SUBTYPE): backstore user:%s\n",
+				  e->subtype, e->subtype);
+	}
+	g_handler.subtype = e->subtype;
 	return tcmur_register_handler(&g_handler);
 }

@@ -121,6 +121,7 @@ LAB_USER_CONTROL=${LAB_USER_CONTROL-hw_max_sectors=2048,max_data_area_mb=128}
 #   TCMU backstore user:SUBTYPE (control dev_config=SUBTYPE/CFGSTRING, then
 #   $LAB_USER_CONTROL), opened by tcmu-runner's handler for SUBTYPE; enable
 #   fails if the handler's open fails. CFGSTRING must not contain ','.
+#   Refused while a second runner runs (cm2-lib.sh: use cm2_lu_create).
 #   EXTRA_CONTROL: e.g. "hw_max_sectors=1024". Prints the configfs path.
 lab_user_create() {
 	local name=$1 subtype=$2 cfg=$3 size serial=${5:-} extra=${6:-} so
@@ -128,6 +129,12 @@ lab_user_create() {
 	case "$cfg" in *,*) lab_err "cfgstring '$cfg' contains ','"; return 1 ;; esac
 	[ -n "${LAB_TCMU_PID:-}" ] && ! kill -0 "$LAB_TCMU_PID" 2>/dev/null &&
 		lab_msg "lab: warning: tcmu-runner ($LAB_TCMU_PID) is not running"
+	# a second runner (tests/lab/cm2-lib.sh) answers this LU's netlink event too:
+	# the enable would fail and the owner die (6.1 tcmu_vma_fault oops)
+	if [ -n "${CM2_PID:-}" ] && kill -0 "$CM2_PID" 2>/dev/null; then
+		lab_err "a second tcmu-runner ($CM2_PID) runs: make $name with cm2_lu_create"
+		return 1
+	fi
 	so=$LAB_CFS/core/user_$(lab__next_hba)/$name
 	mkdir -p "$so" || return 1
 	echo "dev_config=$subtype/$cfg,dev_size=$size" >"$so/control" || return 1

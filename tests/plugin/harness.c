@@ -156,7 +156,9 @@ dev_setup(struct tcmu_device *d, int uio, int hba, const char *name, const char 
 	char rel[256], text[700];
 
 	memset(d, 0, sizeof(*d));
-	snprintf(d->cfgstring, sizeof(d->cfgstring), "xcopy/%s/%s%s", g_tmp, file, opts);
+	/* the registered subtype: xcopy, or XCOPY_SUBTYPE's (subtype_test.c) */
+	snprintf(d->cfgstring, sizeof(d->cfgstring), "%s/%s/%s%s", g_handler->subtype, g_tmp, file,
+		 opts);
 	snprintf(d->uio, sizeof(d->uio), "uio%d", uio);
 	snprintf(d->serial, sizeof(d->serial), "%s", serial);
 	d->block_size = BS;

@@ -83,6 +83,10 @@ struct ptest {
 };
 /* the lists, each ended by { NULL, NULL } */
 extern const struct ptest g_core_tests[];    /* plugin_test.c */
+/* subtype_test.c: XCOPY_SUBTYPE; handler_init's warnings (kept by plugin_main.c) */
+extern char g_init_warns[4096];
+const char *expected_subtype(void);
+void test_subtype(void);
 extern const struct ptest g_async_tests[];   /* async_test.c */
 extern const struct ptest g_odx_tests[];     /* odx_test.c */
 extern const struct ptest g_peer_tests[];    /* peer_test.c */

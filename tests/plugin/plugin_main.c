@@ -43,25 +43,18 @@ struct opts {
 
 /*
  * The run's temporary directory, empty at the start of each test, and the
- * plugin's view of it: the environment is set once, before the plugin reads
- * it (target/base/env.c reads it once per process), so every test uses the
- * same paths.
+ * plugin's view of it: the environment is set once, before the plugin is
+ * loaded (as tcmu-runner's is: handler_init reads it, target/base/env.c
+ * reads it once per process), so every test uses the same paths.
  */
 static void
-tmp_up(void)
+tmp_name(void)
 {
 	const char *base = getenv("TMPDIR");
 	char env[300];
 
-	if (g_tmp[0] != '\0') {
-		if (mkdir(g_tmp, 0700) != 0) {
-			perror(g_tmp);
-			exit(2);
-		}
-		return;
-	}
 	snprintf(g_tmp, sizeof(g_tmp), "%s/xcopy-plugin.XXXXXX", base != NULL ? base : "/tmp");
-	if (mkdtemp(g_tmp) == NULL) {
+	if (mkdtemp(g_tmp) == NULL || rmdir(g_tmp) != 0) {   /* the name: tmp_up makes it */
 		perror("mkdtemp");
 		exit(2);
 	}
@@ -73,6 +66,15 @@ tmp_up(void)
 	setenv("XCOPY_STATS_DIR", env, 1);
 	snprintf(env, sizeof(env), "%s/peers.conf", g_tmp);   /* peer_test.c writes it */
 	setenv("XCOPY_PEERS", env, 1);
+}
+
+static void
+tmp_up(void)
+{
+	if (mkdir(g_tmp, 0700) != 0) {
+		perror(g_tmp);
+		exit(2);
+	}
 }
 
 /* Backing files, LUs A (auto), B (read/write loop only), C (xcopy=core), loopback A+B. */
@@ -251,8 +253,10 @@ main(int argc, char **argv)
 	}
 	/* fault injection (fault= and control files) is on only with this (target/base/env.c) */
 	setenv("XCOPY_FAULT_CONTROL", "1", 1);
+	tmp_name();
 	(void)g_runner_version;
 	h = load_plugin(argv[1]);
+	snprintf(g_init_warns, sizeof(g_init_warns), "%s", g_warns);
 	g_list = calloc(1, sizeof(*g_list));
 	ran = run_tests(&o);
 	if (g_handler->destroy != NULL) {

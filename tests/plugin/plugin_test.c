@@ -28,7 +28,7 @@ test_registration(void)
 	if (g_handler == NULL) {
 		exit(1);
 	}
-	CHECK(strcmp(g_handler->subtype, "xcopy") == 0);
+	CHECK(strcmp(g_handler->subtype, expected_subtype()) == 0);   /* XCOPY_SUBTYPE */
 	CHECK(g_handler->open != NULL && g_handler->close != NULL);
 	CHECK(g_handler->handle_cmd != NULL);
 	CHECK(g_handler->read != NULL && g_handler->write != NULL && g_handler->flush != NULL);
@@ -606,5 +606,6 @@ const struct ptest g_core_tests[] = {
 	{ "rsoc", test_rsoc },
 	{ "rsoc_one", test_rsoc_one },
 	{ "closed_lu_unreachable", test_closed_lu_unreachable },
+	{ "subtype", test_subtype },
 	{ NULL, NULL },
 };

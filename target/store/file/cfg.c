@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "store/file/store_file.h"
 #include "xos.h"
 
@@ -152,18 +153,18 @@ xt_cfg_parse(const char *cfgstring, struct xt_cfg *out, char *why, size_t whylen
 		xos_why_set(why, whylen, "%s", "no cfgstring");
 		return -EINVAL;
 	}
-	p = strchr(cfgstring, '/');
-	if (p == NULL || (size_t)(p - cfgstring) != strlen(XT_SUBTYPE) ||
-	    strncmp(cfgstring, XT_SUBTYPE, strlen(XT_SUBTYPE)) != 0) {
-		xos_why_set(why, whylen, "cfgstring '%s' does not start with 'xcopy/'", cfgstring);
+	p = xt_cfg_body(cfgstring);   /* past "SUBTYPE/" (XCOPY_SUBTYPE, base/env.c) */
+	if (p == NULL) {
+		xos_why_set(why, whylen, "cfgstring '%s' does not start with '%s/'", cfgstring,
+			    xt_env()->subtype);
 		return -EINVAL;
 	}
-	p++;
 	q = strchr(p, '?');
 	plen = q != NULL ? (size_t)(q - p) : strlen(p);
 	if (plen == 0 || p[0] != '/') {
-		xos_why_set(why, whylen, "%s",
-			"the backing file must be an absolute path: xcopy//PATH[?opt=val&...]");
+		xos_why_set(why, whylen,
+			    "the backing file must be an absolute path: %s//PATH[?opt=val&...]",
+			    xt_env()->subtype);
 		return -EINVAL;
 	}
 	if (plen >= sizeof(out->path)) {

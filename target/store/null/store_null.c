@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "store/null/store_null.h"
 #include "xos.h"
 
@@ -68,6 +69,7 @@ static int
 null_parse(const char *cfgstring, struct xt_cfg *cfg, char *why, size_t whylen)
 {
 	const size_t pre = strlen(XT_NULL_PREFIX);
+	const char *body = xt_cfg_body(cfgstring);
 	uint64_t size;
 	int rc;
 
@@ -76,16 +78,16 @@ null_parse(const char *cfgstring, struct xt_cfg *cfg, char *why, size_t whylen)
 	cfg->cfr = XT_CFR_NEVER;
 	cfg->xcopy = XT_XCOPY_ENGINE;
 	cfg->copy_nice = XT_COPY_NICE_DEFAULT;
-	if (cfgstring == NULL || strncmp(cfgstring, XT_NULL_PREFIX, pre) != 0) {
-		xos_why_set(why, whylen, "cfgstring '%.60s' does not start with '%s'",
-			    cfgstring != NULL ? cfgstring : "", XT_NULL_PREFIX);
+	if (body == NULL || strncmp(body, XT_NULL_PREFIX, pre) != 0) {
+		xos_why_set(why, whylen, "cfgstring '%.60s' does not start with '%s/%s'",
+			    cfgstring != NULL ? cfgstring : "", xt_env()->subtype, XT_NULL_PREFIX);
 		return -EINVAL;
 	}
-	rc = xt_null_size_parse(cfgstring + pre, &size, why, whylen);
+	rc = xt_null_size_parse(body + pre, &size, why, whylen);
 	if (rc != 0) {
 		return rc;
 	}
-	snprintf(cfg->path, sizeof(cfg->path), "%s", cfgstring + strlen("xcopy/"));
+	snprintf(cfg->path, sizeof(cfg->path), "%s", body);
 	return 0;
 }
 

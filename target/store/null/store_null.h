@@ -13,7 +13,8 @@
 
 #include "base/lu.h"
 
-#define XT_NULL_PREFIX "xcopy/null/"
+/* what follows "SUBTYPE/" (xcopy/null/SIZE by default: base/env.c, xt_cfg_body) */
+#define XT_NULL_PREFIX "null/"
 
 extern const struct xt_store_ops xt_store_null;
 

@@ -17,10 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env.h"
 #include "rbd_image.h"
 #include "xos.h"
 
-#define RBD_PREFIX "xcopy/rbd/"
+/* what follows "SUBTYPE/" (xcopy/rbd/... by default: base/env.c, xt_cfg_body) */
+#define RBD_PREFIX "rbd/"
 
 /* Copy [s, s + len) into dst (size cap) as a name: non-empty, no separators. */
 static int
@@ -150,13 +152,14 @@ xt_rbd_cfg_parse(const char *cfgstring, struct xt_rbd_cfg *out, char *why,
 	int rc;
 
 	xos_why_set(why, whylen, "%s", "");
-	if (cfgstring == NULL || strncmp(cfgstring, RBD_PREFIX, strlen(RBD_PREFIX)) != 0) {
+	p = xt_cfg_body(cfgstring);   /* past "SUBTYPE/" (XCOPY_SUBTYPE, default xcopy) */
+	if (p == NULL || strncmp(p, RBD_PREFIX, strlen(RBD_PREFIX)) != 0) {
 		xos_why_set(why, whylen, "not an rbd cfgstring (expected "
 			"xcopy/rbd/POOL/IMAGE[@CONF][?opts])");
 		return -EINVAL;
 	}
 	strcpy(c.id, "admin");
-	p = cfgstring + strlen(RBD_PREFIX);
+	p += strlen(RBD_PREFIX);
 	q = strchr(p, '?');
 	end = q ? q : p + strlen(p);
 	slash = memchr(p, '/', (size_t)(end - p));

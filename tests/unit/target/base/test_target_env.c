@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * target/base/env.c and tcmu/runner.c: the plugin's environment, read once (the
- * unit binary runs without XCOPY_FAULT_CONTROL: fault injection is off),
+ * unit binary runs without XCOPY_FAULT_CONTROL: fault injection is off;
+ * without XCOPY_SUBTYPE: the subtype is xcopy, the names it may take checked),
  * and the scan that tells tcmu-runner 1.5.4 by the C string its executable
  * carries.
  */
@@ -76,7 +77,43 @@ env_defaults_read_once(void)
 	CU_ASSERT_PTR_NOT_NULL(e->stats_dir);
 }
 
+/* XCOPY_SUBTYPE: which names a second runner's handler may take, and the cfgstring's body. */
+static void
+env_subtype_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(xt_env()->subtype, "xcopy");   /* the unit binary sets none */
+	CU_ASSERT_PTR_NULL(xt_env()->subtype_refused);
+	CU_ASSERT_TRUE(xt_subtype_ok("xcopy"));
+	CU_ASSERT_TRUE(xt_subtype_ok("cm2"));
+	CU_ASSERT_TRUE(xt_subtype_ok("a"));
+	CU_ASSERT_TRUE(xt_subtype_ok("xcat_9"));
+	CU_ASSERT_TRUE(xt_subtype_ok("abcdefghij12345"));     /* 15 */
+	CU_ASSERT_FALSE(xt_subtype_ok("abcdefghij123456"));   /* 16 */
+	CU_ASSERT_FALSE(xt_subtype_ok(""));
+	CU_ASSERT_FALSE(xt_subtype_ok("Cm2"));
+	CU_ASSERT_FALSE(xt_subtype_ok("cm-2"));
+	CU_ASSERT_FALSE(xt_subtype_ok("cm2/"));
+	CU_ASSERT_FALSE(xt_subtype_ok("cm 2"));
+	/* libtcmu matches the cfgstring's subtype as a beginning of a handler's */
+	CU_ASSERT_FALSE(xt_subtype_ok("x"));
+	CU_ASSERT_FALSE(xt_subtype_ok("xcop"));
+	CU_ASSERT_FALSE(xt_subtype_ok("xcopy2"));
+	CU_ASSERT_FALSE(xt_subtype_ok("xcopy_b"));
+
+	CU_ASSERT_STRING_EQUAL(xt_cfg_after("cm2//srv/a.img", "cm2"), "/srv/a.img");
+	CU_ASSERT_STRING_EQUAL(xt_cfg_after("cm2/rbd/p/i", "cm2"), "rbd/p/i");
+	CU_ASSERT_STRING_EQUAL(xt_cfg_after("cm2/", "cm2"), "");
+	CU_ASSERT_PTR_NULL(xt_cfg_after("xcopy//srv/a.img", "cm2"));
+	CU_ASSERT_PTR_NULL(xt_cfg_after("cm22//srv/a.img", "cm2"));
+	CU_ASSERT_PTR_NULL(xt_cfg_after("cm", "cm2"));
+	CU_ASSERT_PTR_NULL(xt_cfg_after("cm2", "cm2"));
+	CU_ASSERT_PTR_NULL(xt_cfg_after(NULL, "cm2"));
+	CU_ASSERT_STRING_EQUAL(xt_cfg_body("xcopy/null/4M"), "null/4M");
+	CU_ASSERT_PTR_NULL(xt_cfg_body("cm2/null/4M"));
+}
+
 static CU_TestInfo g_tests[] = {
+	{ "subtype_names", env_subtype_names },
 	{ "runner_version_scan", env_runner_version_scan },
 	{ "defaults_read_once", env_defaults_read_once },
 	CU_TEST_INFO_NULL,
