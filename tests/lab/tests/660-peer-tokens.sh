@@ -22,6 +22,8 @@
 #     a token used with DEL_TKN, then again: 23/09; a creator the map does not
 #     name (X2's token at Y): 23/02; a destination the creator's map does not
 #     name (X's token at Y2; copy manager 1 answers 08/04): 23/02
+#   the Windows pattern (xcbench winpat: PT of 16 ranges on X, RRTI, WUT on Y
+#     with DEL_TKN, RRTI, each checked as Windows does): compared range by range
 #   xcp --method=odx iscsi://T1 -> iscsi://T2: every byte by token, none by
 #     the host (xcp's stats), identical; the host's ACL counters 0 MiB
 set -euo pipefail
@@ -164,6 +166,19 @@ out=$("$XCB" pt "$sgx" 0x66b 0 "$W/e.tok" 0:2048 || true)
 lab_check "X's token at Y2 (not in copy manager 1's map: it answers 08/04): 23/02" \
 	refused unreachable "0x05 0x2302" "$sgy2" "$W/y2.img" 0 0x66c "$W/e.tok"
 lab_check "... copy manager 1 refused to reach Y2" grep -q "cannot reach this LU to redeem" "$LOG2"
+
+# --- the Windows pattern across targets: PT of 16 ranges on X, WUT on Y -------------------
+out=$("$XCB" winpat "$sgx" "$sgy" 0 $((8 * MB / 512)) 8192 16 128 || true)
+sum=$(tail -1 <<<"$out")
+lab_msg "$sum"
+lab_check "Windows pattern X -> Y: PT of 16 ranges + RRTI on X, WUT (DEL_TKN) + RRTI on Y, all as Windows checks" \
+	test "$(field ok <<<"$sum") $(field wuts <<<"$sum")" = "1 1"
+bad=0
+for ((i = 0; i < 16; i++)); do
+	cmp -s -n $((256 * 1024)) -i $((i * 320 * 1024)):$((8 * MB + i * 256 * 1024)) "$X/x.img" "$W/y.img" ||
+		bad=$((bad + 1))
+done
+lab_check "... Y [8, 12 MiB) = the 16 source ranges of X, byte for byte ($bad differ)" test "$bad" = 0
 
 # --- the host library across targets: xcp --method=odx --------------------------------
 export XCOPY_INITIATOR_IQN=$HOST
