@@ -24,6 +24,10 @@
 #     name (X's token at Y2; copy manager 1 answers 08/04): 23/02
 #   the Windows pattern (xcbench winpat: PT of 16 ranges on X, RRTI, WUT on Y
 #     with DEL_TKN, RRTI, each checked as Windows does): compared range by range
+#   ESXi's data mover pattern (RCR operating parameters, then LID1 EXTENDED
+#     COPY of 4 MiB per command to the destination, E4h NAA CSCDs, LIST ID
+#     USAGE 11b) from a LU of one copy manager to one of the other, both ways
+#     (the destination's copy manager pulls through its map): compared
 #   xcp --method=odx iscsi://T1 -> iscsi://T2: every byte by token, none by
 #     the host (xcp's stats), identical; the host's ACL counters 0 MiB
 set -euo pipefail
@@ -179,6 +183,29 @@ for ((i = 0; i < 16; i++)); do
 		bad=$((bad + 1))
 done
 lab_check "... Y [8, 12 MiB) = the 16 source ranges of X, byte for byte ($bad differ)" test "$bad" = 0
+
+# --- ESXi's data mover pattern across targets (vSphere 8 "Extended XCOPY") ---------------
+# As public material describes it: RECEIVE COPY RESULTS (operating parameters),
+# then LID1 EXTENDED COPY to the destination, LIST ID USAGE 11b, E4h NAA CSCDs,
+# one 02h segment of 4 MiB (DataMover.MaxHWTransferSize) per command.
+esx_clone() { # DST_SG OUT SRC_SERIAL DST_SERIAL SRC_LBA DST_LBA BLOCKS
+	local done=0 n
+	sg_raw -r 1024 "$1" 84 03 00 00 00 00 00 00 00 00 00 00 04 00 00 00 >"$2.rcr" 2>&1 || return 1
+	while [ "$done" -lt "$7" ]; do
+		n=$(($7 - done < 8192 ? $7 - done : 8192))
+		lab_xcopy_e4 "$1" "$2.$done" "$3" "$4" "$n" $(($5 + done)) $(($6 + done)) ||
+			{ cat "$2.$done"; return 1; }
+		done=$((done + n))
+	done
+}
+lab_check "ESXi pattern to Y2 (runner 2) from X (runner 1): 2 commands of 4 MiB, GOOD" \
+	esx_clone "$sgy2" "$W/esx1" "$SER_X" "$SER_Y2" 8192 8192 16384
+lab_check "... Y2 [4, 12 MiB) = X [4, 12 MiB)" \
+	cmp -s -n $((8 * MB)) -i $((4 * MB)):$((4 * MB)) "$X/x.img" "$W/y2.img"
+lab_check "ESXi pattern to X2 (runner 1) from Y (runner 2): GOOD" \
+	esx_clone "$sgx2" "$W/esx2" "$SER_Y" "$SER_X2" 0 8192 16384
+lab_check "... X2 [4, 12 MiB) = Y [0, 8 MiB)" \
+	cmp -s -n $((8 * MB)) -i 0:$((4 * MB)) "$W/y.img" "$W/x2.img"
 
 # --- the host library across targets: xcp --method=odx --------------------------------
 export XCOPY_INITIATOR_IQN=$HOST
