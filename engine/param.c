@@ -518,7 +518,8 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 				return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off, -1);
 			}
 			has_token = true;
-			need = xcm_seg_token_dlen_ok(dlen) ? dlen : 0;
+			/* never 0: a 4-byte C0h would be read past its end (parse_segment) */
+			need = xcm_seg_token_dlen_ok(dlen) ? dlen : UINT32_MAX;
 		} else {
 			return fail_field(err, XCM_E_UNSUPP_SEG_TYPE, off, -1);
 		}

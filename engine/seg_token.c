@@ -68,6 +68,12 @@ xcm_seg_token_parse(struct xcm_span d, uint32_t off, struct xcm_tok_seg *out,
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, off + XCM_SEGD_SRC_ID, -1);
 		return err->status;
 	}
+	/* RANGE DESCRIPTOR LENGTH must fill the descriptor (the WUT decoder admits less) */
+	if (xcm_get_be16(d.p + XCM_WUT_HDR_LEN - 2) != d.len - XCM_WUT_HDR_LEN) {
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false,
+				  off + XCM_WUT_HDR_LEN - 2, -1);
+		return err->status;
+	}
 	/* bytes 0-7 as a WUT header: DATA LENGTH, DEL_TKN, reserved */
 	memcpy(wut, d.p, d.len);
 	memset(wut, 0, XCM_SEG_HDR_LEN);

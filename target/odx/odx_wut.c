@@ -58,6 +58,7 @@ struct wut_req {
 	bool del_tkn;
 	uint32_t nranges;
 	const struct xcm_range *range;
+	bool exact;                      /* C0h: no residual to report, all ranges or none */
 };
 
 /* One redemption under way: its request, what it wrote, where a transfer failed. */
@@ -187,6 +188,18 @@ wut_copy(const struct redeem_run *r, struct xt_lu *owner, struct xt_tok *tok, st
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
 		return err->status;
 	}
+	if (q->exact) {
+		uint64_t want = 0;
+
+		for (i = 0; i < q->nranges; i++) {
+			want += (uint64_t)q->range[i].count * bs;
+		}
+		/* the redeemer clips to the token (peer_token.c): shorter is not ours to hide */
+		if (want > tok->total_bytes - q->offset * bs) {
+			xcm_err_set(err, XCM_E_CA_INEXACT_SEGMENT);
+			return err->status;
+		}
+	}
 	if (owner->ops->token_guard != NULL &&
 	    owner->ops->token_guard(owner, true, why, sizeof(why)) != 0) {
 		/* another client may have written the source: the token no longer stands */
@@ -257,7 +270,8 @@ enum xcm_status
 xt_odx_redeem(struct xt_job *job, struct xt_lu *dst, const struct xcm_tok_seg *t,
 	      uint64_t *bytes, struct xcm_io_err *ioerr)
 {
-	const struct wut_req q = { dst, t->offset, t->token, t->del_tkn, t->nranges, t->range };
+	const struct wut_req q = { dst, t->offset, t->token, t->del_tkn, t->nranges, t->range,
+				   true };
 	struct xcm_err err;
 	enum xcm_status st;
 
@@ -289,6 +303,31 @@ made_elsewhere(const struct xcm_rod_token *rt)
 	return true;
 }
 
+/*
+ * As a local WUT: OFFSET INTO ROD past the token is 26/00 (field 8); ranges
+ * longer than the token holds past it are cut (GOOD with a residual, the
+ * transfer count what was written): the creator writes all of t or nothing.
+ */
+static bool
+clip_to_token(struct xcm_tok_seg *t, uint64_t tok_bytes, uint32_t bs)
+{
+	uint64_t left, n;
+	uint32_t i;
+
+	if (bs == 0 || t->offset >= tok_bytes / bs) {
+		return false;
+	}
+	left = tok_bytes / bs - t->offset;
+	t->total_blocks = 0;
+	for (i = 0; i < t->nranges; i++) {
+		n = t->range[i].count < left ? t->range[i].count : left;
+		t->range[i].count = (uint32_t)n;
+		t->total_blocks += n;
+		left -= n;
+	}
+	return true;
+}
+
 /* Its creator redeems it into our ranges (peer/peer_token.c). */
 static enum xcm_status
 redeem_remote(struct xt_job *job, const struct xcm_tok_list *l, struct xcm_exec_result *res,
@@ -309,6 +348,11 @@ redeem_remote(struct xt_job *job, const struct xcm_tok_list *l, struct xcm_exec_
 	t->nranges = l->nranges;
 	t->total_blocks = l->total_blocks;
 	memcpy(t->range, l->range, l->nranges * sizeof(l->range[0]));
+	if (!clip_to_token(t, rt.bytes, xt_lu_block_size(job->lu))) {
+		free(t);
+		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
+		return err->status;
+	}
 	st = xt_peer_redeem(job->lu, rt.creator_desig, t, job->deadline_ms, &res->bytes, err);
 	free(t);
 	XT_STAT_ADD(job->lu, bytes, res->bytes);
@@ -319,7 +363,8 @@ enum xcm_status
 xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
 	const struct xcm_tok_list *l = &job->odx->l;
-	const struct wut_req q = { job->lu, l->offset, l->token, l->del_tkn, l->nranges, l->range };
+	const struct wut_req q = { job->lu, l->offset, l->token, l->del_tkn, l->nranges, l->range,
+				   false };
 	struct xcm_io_err ioerr;
 	struct xcm_rod_token rt;
 	enum xcm_status st;

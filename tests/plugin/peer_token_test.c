@@ -305,6 +305,84 @@ test_creator_pushes(void)
 	free(before);
 }
 
+/*
+ * Review: ranges longer than what the token holds past OFFSET INTO ROD. A
+ * local WUT ends GOOD with a residual (RRTI TRANSFER COUNT < requested); a
+ * C0h has no residual to report, so GOOD here tells the redeemer (which
+ * then reports every block transferred) that blocks were written which
+ * were not.
+ */
+static void
+test_creator_short_token(void)
+{
+	uint8_t sense[96], cdb[16], rsp[1024], buf[2048];
+	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
+	struct xcm_rcs4 st;
+	uint64_t blocks;
+	bool has = false;
+	size_t n;
+	int rc;
+
+	if (!peer_up()) {
+		return;
+	}
+	fill_pattern("a.img", 0, 64 * BS, 0x31);
+	memset(&g_tl, 0, sizeof(g_tl));
+	g_tl.nranges = 1;
+	g_tl.range[0].lba = 16;
+	g_tl.range[0].count = 32;
+	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
+	xcm_cdb_populate_token(cdb, 23, (uint32_t)n);
+	CHECK(run_cmd(&g_a, cdb, buf, n, NULL) == TCMU_STS_OK);
+	xcm_cdb_rrti(cdb, 23, sizeof(rsp));
+	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
+	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
+	      has);
+	/* offset 4: 28 blocks left in the token, 40 asked for */
+	memset(g_fi.medium + 3000 * BS, 0xEE, 40 * BS);
+	rc = xcopy_c0(g_tok, 3000, 40, sense);
+	if (rc == TCMU_STS_OK) {
+		fprintf(stderr, "C0h GOOD though blocks 3028..3039 hold 0x%02x (not written)\n",
+			g_fi.medium[3030 * BS]);
+	}
+	/* all or nothing: COPY ABORTED 26/0A, nothing written */
+	CHECK(rc == TCMU_STS_PASSTHROUGH_ERR && sense_is(sense, 0x0A, 0x260A));
+	CHECK(g_fi.medium[3000 * BS] == 0xEE && g_fi.medium[3039 * BS] == 0xEE);
+	/* exactly what is left: GOOD */
+	CHECK(xcopy_c0(g_tok, 3000, 28, sense) == TCMU_STS_OK);
+	CHECK(remote_is(3000 * BS, "a.img", 20 * BS, 28 * BS));
+}
+
+/* Review: the redeemer cuts ranges to the token (rt.bytes 64 blocks) and reports what it asked. */
+static void
+test_redeem_clipped(void)
+{
+	uint8_t sense[96], cdb[16], rsp[1024];
+	struct xcm_rcs4 st;
+	uint64_t blocks = 0;
+	bool has = false;
+	const uint8_t *s = g_fi.xcopy_list + 48;
+
+	if (!peer_up()) {
+		return;
+	}
+	g_fi.on_token = fake_creator;
+	g_answer = 0;
+	foreign_token(g_rd);
+	two_ranges();                                  /* 8 + 16 blocks */
+	CHECK(wut_a(60, false, sense) == TCMU_STS_OK);   /* 4 blocks left */
+	CHECK(g_fi.xcopies == 1 && xcm_get_be64(s + 536) == 100 &&
+	      xcm_get_be32(s + 544) == 4 && xcm_get_be32(s + 560) == 0);
+	xcm_cdb_rrti(cdb, 9, sizeof(rsp));
+	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
+	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
+	      blocks == 4);
+	/* OFFSET INTO ROD past the token: 26/00 at byte 8 as a local WUT, nothing sent */
+	CHECK(wut_a(64, false, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, 0x05, 0x2600) && g_fi.xcopies == 1);
+	g_fi.on_token = NULL;
+}
+
 /* VPD 8Fh, ROD Token Features (0106h) byte 4: REMOTE TOKENS. */
 static int
 remote_tokens(void)
@@ -342,5 +420,7 @@ const struct ptest g_peer_token_tests[] = {
 	{ "peer.token_redeem_refused", test_redeem_refused },
 	{ "peer.token_creator_pushes", test_creator_pushes },
 	{ "peer.token_vpd_remote", test_vpd_remote_tokens },
+	{ "peer.token_creator_short", test_creator_short_token },
+	{ "peer.token_redeem_clipped", test_redeem_clipped },
 	{ NULL, NULL },
 };

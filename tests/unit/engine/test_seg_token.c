@@ -366,7 +366,29 @@ tok_executed(void)
 	fake_destroy(be);
 }
 
+/* Review: a 4-byte C0h (DESCRIPTOR LENGTH 0) ending the list is read past its end. */
+static void
+tok_dlen0_at_end(void)
+{
+	load();
+	g_buf[V_SEG + 2] = 0;
+	g_buf[V_SEG + 3] = 0;
+	xcm_put_be32(g_buf + 8, 4);
+	UT_EXPECT_ERR(parse(V_SEG + 4), &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 2);
+}
+
+/* Review: docs/remote-tokens.md: a range length disagreeing with the descriptor is 26/00 at 534. */
+static void
+tok_rlen_short(void)
+{
+	load();
+	xcm_put_be16(g_buf + V_SEG + 534, 16);
+	UT_EXPECT_ERR(parse(V_LEN), &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 534);
+}
+
 static CU_TestInfo g_tests[] = {
+	{ "tok_dlen0_at_end", tok_dlen0_at_end },
+	{ "tok_rlen_short", tok_rlen_short },
 	{ "tok_decoded_from_bytes", tok_decoded_from_bytes },
 	{ "tok_encoded_bytes", tok_encoded_bytes },
 	{ "tok_fields_checked", tok_fields_checked },
