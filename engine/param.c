@@ -494,6 +494,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 	uint16_t dlen;
 	uint8_t type;
 	bool has_token = false;
+	uint32_t token_off = 0;
 	enum xcm_status st;
 
 	out->nseg = 0;
@@ -518,6 +519,7 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 				return fail_field(err, XCM_E_INVALID_FIELD_PARAM, off, -1);
 			}
 			has_token = true;
+			token_off = off;
 			/* never 0: a 4-byte C0h would be read past its end (parse_segment) */
 			need = xcm_seg_token_dlen_ok(dlen) ? dlen : UINT32_MAX;
 		} else {
@@ -542,6 +544,13 @@ walk_segments(struct xcm_span data, const struct plist_lens *lens, const struct 
 		}
 		out->nseg++;
 		off += d.len;
+	}
+	/*
+	 * C0h is the whole list: a token refused at execution (23/xx, ILLEGAL
+	 * REQUEST) must not follow segments that already wrote
+	 */
+	if (has_token && out->nseg != 1) {
+		return fail_field(err, XCM_E_INVALID_FIELD_PARAM, token_off, -1);
 	}
 	return XCM_OK;
 }

@@ -12,9 +12,10 @@
  *   4-5    SOURCE CSCD DESCRIPTOR ID: F800h (the LU the ROD token names)
  *   6-7    DESTINATION CSCD DESCRIPTOR ID
  *   8-...  bytes 8 on of a WRITE USING TOKEN parameter list (SBC-4 5.55):
- *          8-15 OFFSET INTO ROD, 16-527 ROD TOKEN, 528-533 reserved,
- *          534-535 BLOCK DEVICE RANGE DESCRIPTOR LENGTH (16n), 536... the
- *          n range descriptors
+ *          8-15 OFFSET INTO ROD, 16-527 ROD TOKEN, 528-531 TIME BUDGET (ms
+ *          the sender waits for the command, 0: no bound; where the WUT
+ *          list has reserved bytes), 532-533 reserved, 534-535 BLOCK DEVICE
+ *          RANGE DESCRIPTOR LENGTH (16n), 536... the n range descriptors
  *
  * Decoded by the WUT decoder (token.c) over a copy whose bytes 0-7 are a WUT
  * header, so both commands check ranges, reserved bytes and lengths alike;
@@ -31,6 +32,7 @@ enum {
 	ST_DEL_TKN_BIT = 1,
 	ST_FLAGS_RESERVED = 0xFD,
 	ST_WUT_FLAGS = 2,             /* WUT byte 2: 1 DEL_TKN */
+	ST_BUDGET = 528,              /* 4 bytes TIME BUDGET (reserved in a WUT list) */
 	ST_MAX_LEN = XCM_WUT_HDR_LEN + XCM_MAX_RANGES * XCM_RANGE_DESC_LEN,
 };
 
@@ -78,12 +80,14 @@ xcm_seg_token_parse(struct xcm_span d, uint32_t off, struct xcm_tok_seg *out,
 	memcpy(wut, d.p, d.len);
 	memset(wut, 0, XCM_SEG_HDR_LEN);
 	xcm_put_be16(wut, (uint16_t)(d.len - 2));
+	memset(wut + ST_BUDGET, 0, 4);
 	wut[ST_WUT_FLAGS] = (flags & ST_DEL_TKN) != 0 ? ST_DEL_TKN : 0;
 	/* the destination's size is known at execution: the ranges are checked there */
 	st = xcm_tok_list_parse(XCM_SA_WRITE_USING_TOKEN, (uint32_t)d.len,
 				xcm_span_make(wut, d.len), &lim, UINT64_MAX, 1, l, err);
 	if (st == XCM_OK) {
 		out->del_tkn = l->del_tkn;
+		out->budget_ms = xcm_get_be32(d.p + ST_BUDGET);
 		out->offset = l->offset;
 		memcpy(out->token, l->token, sizeof(out->token));
 		out->nranges = l->nranges;
@@ -122,6 +126,7 @@ xcm_seg_token_put(struct xcm_wbuf *w, const struct xcm_tok_seg *t, uint16_t dst_
 	buf[XCM_SEGD_TYPE] = XCM_SEG_TOKEN;
 	buf[ST_FLAGS] = t->del_tkn ? ST_DEL_TKN : 0;
 	buf[ST_FLAGS + 1] = 0;
+	xcm_put_be32(buf + ST_BUDGET, t->budget_ms);
 	xcm_put_be16(buf + XCM_SEGD_DLEN, (uint16_t)(len - XCM_SEGD_DLEN_HDR));
 	xcm_put_be16(buf + XCM_SEGD_SRC_ID, XCM_CSCD_ID_ROD);
 	xcm_put_be16(buf + XCM_SEGD_DST_ID, dst_id);

@@ -508,6 +508,14 @@ be_token_copy(void *vctx, struct xt_lu *self, struct xt_lu *dst, const struct xc
 	if (self->cm->odx == NULL || self->cm->odx->redeem == NULL) {
 		return XCM_E_TOKEN_UNKNOWN;   /* no token table here */
 	}
+	/* the sender stops waiting after TIME BUDGET: nothing written after that */
+	if (t->budget_ms != 0) {
+		uint64_t until = xos_now_ms() + t->budget_ms;
+
+		if (ctx->job->deadline_ms == 0 || until < ctx->job->deadline_ms) {
+			ctx->job->deadline_ms = until;
+		}
+	}
 	mark_written(ctx, dst);
 	st = self->cm->odx->redeem(ctx->job, dst, t, bytes, ioerr);   /* odx/odx_wut.c */
 	if (st == XCM_E_CA_DEVICE_FAILURE) {

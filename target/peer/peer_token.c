@@ -19,8 +19,11 @@
  * 0D/02 when it cannot be reached or is not that LU; 0D/01 with its status
  * and sense forwarded (SENSE DATA SOURCE 1: the source) for any other
  * failure. The forwarded command cannot be interrupted: COPY OPERATION
- * ABORT and the deadline act before it is sent; its own timeout is the
- * command's deadline.
+ * ABORT and the deadline act before it is sent; we wait for it as long as
+ * for any peer command (the command's deadline, at most XT_PEER_CMD_S),
+ * and its TIME BUDGET (C0h bytes 528-531) tells the creator to stop
+ * writing a fifth of that (at least TOKEN_MARGIN_MS) earlier. It is never
+ * sent again on a new session after a lost connection (not idempotent).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,11 +34,13 @@
 #include "xcm/initiator.h"
 
 #define PT_LIST_MAX (XCM_PLIST_HDR_LEN + XCM_CSCD_LEN + 536 + XCM_MAX_RANGES * 16)
+/* least time kept back from the creator's TIME BUDGET for its answer to arrive */
+#define TOKEN_MARGIN_MS 1000u
 
 /* The list: CSCD 0 = our LU (NAA), one C0h into it; its length, 0 on error. */
 static size_t
-redeem_list(const uint8_t naa[16], uint32_t bs, const struct xcm_tok_seg *t, uint8_t *buf,
-	    size_t cap)
+redeem_list(const uint8_t naa[16], uint32_t bs, const struct xcm_tok_seg *t, uint32_t budget_ms,
+	    uint8_t *buf, size_t cap)
 {
 	struct xcm_list *l = calloc(1, sizeof(*l));
 	uint8_t d[4 + 16] = { XCM_CODE_SET_BINARY, XCM_DESIG_NAA, 0, 16 };
@@ -53,6 +58,7 @@ redeem_list(const uint8_t naa[16], uint32_t bs, const struct xcm_tok_seg *t, uin
 		l->seg[0].type = XCM_SEG_TOKEN;
 		l->seg[0].dst = &l->cscd[0];
 		l->tok = *t;
+		l->tok.budget_ms = budget_ms;
 		len = xcm_list_encode(l, &w);
 	}
 	free(l);
@@ -132,6 +138,7 @@ xt_peer_redeem(struct xt_lu *self, const uint8_t creator[16], const struct xcm_t
 	struct xt_pcmd c = { .cdb = cdb, .cdb_len = sizeof(cdb), .wr = true, .buf = list };
 	char *serial = xt_lu_serial(self);
 	struct xt_lu *peer = NULL;
+	uint64_t tmo_ms, margin;
 	char why[512];
 	int rc;
 
@@ -160,14 +167,26 @@ xt_peer_redeem(struct xt_lu *self, const uint8_t creator[16], const struct xcm_t
 		xcm_err_set(err, XCM_E_CA_NOT_REACHABLE);
 		return err->status;
 	}
-	c.len = redeem_list(naa, xt_lu_block_size(self), t, list, sizeof(list));
+	/*
+	 * The creator stops writing (COPY ABORTED, 2E/02) within the time this
+	 * side waits for its answer, less a margin for the answer's way back:
+	 * no byte reaches our LU after we answered.
+	 */
+	tmo_ms = (uint64_t)xt_peer_timeout_for(deadline_ms, XT_PEER_CMD_S) * 1000;
+	margin = tmo_ms / 5 > TOKEN_MARGIN_MS ? tmo_ms / 5 : TOKEN_MARGIN_MS;
+	c.len = tmo_ms > margin ? redeem_list(naa, xt_lu_block_size(self), t,
+					      (uint32_t)(tmo_ms - margin), list, sizeof(list))
+				: 0;
 	if (c.len == 0) {
 		xt_peer_close(peer);
-		xcm_err_set(err, XCM_E_INTERNAL);
+		xcm_err_set(err, tmo_ms > margin ? XCM_E_INTERNAL : XCM_E_CA_DEADLINE);
 		return err->status;
 	}
 	xcm_cdb_xcopy(cdb, (uint32_t)c.len);
+	/* not idempotent (DEL_TKN, a copy still running there): never sent twice */
+	plu(peer)->no_relogin = true;
 	rc = xt_peer_run(plu(peer), &c, deadline_ms, why, sizeof(why));
+	plu(peer)->no_relogin = false;
 	if (rc == 0) {
 		*bytes = t->total_blocks * xt_lu_block_size(self);
 		xt_lu_info(self, "xcopy: WRITE USING TOKEN of %llu bytes redeemed by the token's "

@@ -76,7 +76,7 @@ same_list(const struct xcm_list *a, const struct xcm_list *b)
 			/* C0h: the source is the token (no CSCD); its body compared whole */
 			if (x->src != NULL || y->type != XCM_SEG_TOKEN || x->dst == NULL ||
 			    index_of(a, x->dst) != index_of(b, y->dst) || index_of(a, x->dst) < -1 ||
-			    x->offset != y->offset ||
+			    x->offset != y->offset || a->tok.budget_ms != b->tok.budget_ms ||
 			    a->tok.del_tkn != b->tok.del_tkn || a->tok.offset != b->tok.offset ||
 			    a->tok.nranges != b->tok.nranges ||
 			    a->tok.total_blocks != b->tok.total_blocks ||

@@ -495,6 +495,9 @@ iscsi_scsi_command_sync(struct iscsi_context *c, int lun, struct scsi_task *t,
 		}
 		memcpy(medium + lba * g_fi.block_size, d->data, d->size);
 		g_fi.write_bytes += d->size;
+		if (g_fi.on_write != NULL) {
+			g_fi.on_write();
+		}
 		break;
 	case 0xa0:   /* REPORT LUNS */
 		report_luns(t);

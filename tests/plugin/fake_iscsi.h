@@ -36,6 +36,7 @@ struct fake_iscsi {
 	uint8_t fail_xcopy_key;
 	uint16_t fail_xcopy_asc;
 	void (*on_xcopy)(void);        /* called as each EXTENDED COPY completes (a test's hook) */
+	void (*on_write)(void);        /* ... as each WRITE(16) has written the medium */
 	/*
 	 * a list with the vendor specific segment C0h (docs/remote-tokens.md):
 	 * answered by this hook (0: GOOD, else key << 16 | ASC/ASCQ); without

@@ -27,6 +27,7 @@ static uint8_t g_tok[XCM_ROD_TOKEN_LEN];
 static struct xcm_tok_list g_tl;
 static uint32_t g_answer;          /* what the fake creator says to a C0h */
 static unsigned int g_pushed;      /* C0h lists it "redeemed" (wrote into a.img) */
+static uint32_t g_budget;          /* the TIME BUDGET of the last forwarded C0h */
 
 /* A token made by the peer's LU (creator g_rd, an identifier of another epoch). */
 static void
@@ -112,7 +113,18 @@ forwarded_is(uint64_t off, bool del)
 	xcm_put_be32(w + 48 + 544, 8);
 	xcm_put_be64(w + 48 + 552, 300);
 	xcm_put_be32(w + 48 + 560, 16);
-	return g_fi.xcopy_len == sizeof(w) && memcmp(g_fi.xcopy_list, w, sizeof(w)) == 0;
+	/*
+	 * TIME BUDGET: lu_a's cmd_time_out (30 s) makes a deadline 25 s after
+	 * the WUT arrived (xcm_deadline_for_timeout); the creator gets a fifth
+	 * less: 20 s (19 s if the forwarding took a second)
+	 */
+	g_budget = xcm_get_be32(g_fi.xcopy_list + 48 + 528);
+	memcpy(w + 48 + 528, g_fi.xcopy_list + 48 + 528, 4);
+	if (g_budget < 19000 || g_budget > 20000) {
+		fprintf(stderr, "  TIME BUDGET %u ms\n", g_budget);
+	}
+	return g_fi.xcopy_len == sizeof(w) && memcmp(g_fi.xcopy_list, w, sizeof(w)) == 0 &&
+	       g_budget >= 19000 && g_budget <= 20000;
 }
 
 static bool
@@ -231,9 +243,13 @@ test_redeem_refused(void)
 }
 
 /* The creator: an EXTENDED COPY with C0h on lu_a writes its token's bytes to the peer LU. */
+static uint32_t g_c0_budget;       /* TIME BUDGET xcopy_c0 sends */
+static uint32_t g_c0_ranges = 1;   /* ... ranges of n blocks, 16 blocks apart */
+
 static int
 xcopy_c0(const uint8_t *tok, uint64_t rlba, uint32_t n, uint8_t *sense)
 {
+	uint32_t i;
 	uint8_t d[20] = { XCM_CODE_SET_BINARY, XCM_DESIG_NAA, 0, 16 };
 	uint8_t buf[2048], cdb[16];
 	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
@@ -249,10 +265,13 @@ xcopy_c0(const uint8_t *tok, uint64_t rlba, uint32_t n, uint8_t *sense)
 	g_list->seg[0].dst = &g_list->cscd[0];
 	memcpy(g_list->tok.token, tok, XCM_ROD_TOKEN_LEN);
 	g_list->tok.offset = 4;
-	g_list->tok.nranges = 1;
-	g_list->tok.range[0].lba = rlba;
-	g_list->tok.range[0].count = n;
-	g_list->tok.total_blocks = n;
+	g_list->tok.budget_ms = g_c0_budget;
+	g_list->tok.nranges = g_c0_ranges;
+	for (i = 0; i < g_c0_ranges; i++) {
+		g_list->tok.range[i].lba = rlba + i * (n + 16);
+		g_list->tok.range[i].count = n;
+	}
+	g_list->tok.total_blocks = (uint64_t)n * g_c0_ranges;
 	len = xcm_list_encode(g_list, &w);
 	xcm_cdb_xcopy(cdb, (uint32_t)len);
 	return run_cmd(&g_a, cdb, buf, len, sense);
@@ -383,6 +402,55 @@ test_redeem_clipped(void)
 	g_fi.on_token = NULL;
 }
 
+static void
+ten_seconds_later(void)
+{
+	plugin_clock_advance_ms(10000);
+}
+
+/* The creator stops at the sender's TIME BUDGET: 2E/02, nothing written after it. */
+static void
+test_creator_budget(void)
+{
+	uint8_t sense[96], cdb[16], rsp[1024], buf[2048];
+	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
+	struct xcm_rcs4 st;
+	uint64_t blocks;
+	bool has = false;
+	size_t n;
+
+	if (!peer_up()) {
+		return;
+	}
+	fill_pattern("a.img", 0, 64 * BS, 0x33);
+	memset(&g_tl, 0, sizeof(g_tl));
+	g_tl.nranges = 1;
+	g_tl.range[0].lba = 0;
+	g_tl.range[0].count = 40;
+	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
+	xcm_cdb_populate_token(cdb, 23, (uint32_t)n);
+	CHECK(run_cmd(&g_a, cdb, buf, n, NULL) == TCMU_STS_OK);
+	xcm_cdb_rrti(cdb, 23, sizeof(rsp));
+	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
+	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
+	      has);
+	/* two ranges of 8 blocks; each WRITE moves the clock 10 s */
+	g_fi.on_write = ten_seconds_later;
+	g_c0_ranges = 2;
+	g_c0_budget = 0;   /* no budget, no deadline: both written */
+	CHECK(xcopy_c0(g_tok, 100, 8, sense) == TCMU_STS_OK);
+	CHECK(remote_is(100 * BS, "a.img", 4 * BS, 8 * BS) &&
+	      remote_is(124 * BS, "a.img", 12 * BS, 8 * BS));
+	g_c0_budget = 5000;   /* 5 s: the second range is past it */
+	CHECK(xcopy_c0(g_tok, 200, 8, sense) == TCMU_STS_PASSTHROUGH_ERR);
+	CHECK(sense_is(sense, 0x0A, 0x2E02));
+	CHECK(remote_is(200 * BS, "a.img", 4 * BS, 8 * BS));
+	CHECK(g_fi.medium[224 * BS] == (uint8_t)(224 * BS * 7 + 3));   /* untouched */
+	g_fi.on_write = NULL;
+	g_c0_ranges = 1;
+	g_c0_budget = 0;
+}
+
 /* VPD 8Fh, ROD Token Features (0106h) byte 4: REMOTE TOKENS. */
 static int
 remote_tokens(void)
@@ -420,6 +488,7 @@ const struct ptest g_peer_token_tests[] = {
 	{ "peer.token_redeem_refused", test_redeem_refused },
 	{ "peer.token_creator_pushes", test_creator_pushes },
 	{ "peer.token_vpd_remote", test_vpd_remote_tokens },
+	{ "peer.token_creator_budget", test_creator_budget },
 	{ "peer.token_creator_short", test_creator_short_token },
 	{ "peer.token_redeem_clipped", test_redeem_clipped },
 	{ NULL, NULL },

@@ -218,6 +218,7 @@ struct xcm_range {
  */
 struct xcm_tok_seg {
 	bool del_tkn;                  /* byte 1 bit 1: delete the token when done */
+	uint32_t budget_ms;            /* bytes 528-531 TIME BUDGET: ms the sender waits, 0: none */
 	uint64_t offset;               /* OFFSET INTO ROD, blocks of the destination */
 	uint8_t token[XCM_ROD_TOKEN_LEN];
 	uint32_t nranges;

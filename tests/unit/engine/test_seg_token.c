@@ -163,10 +163,10 @@ tok_fields_checked(void)
 	load();
 	g_buf[V_SEG + 1] |= 0x01;
 	UT_EXPECT_ERR(parse(V_LEN), &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 1);
-	/* reserved bytes 528-533 */
+	/* reserved bytes 532-533 (528-531: TIME BUDGET) */
 	load();
-	g_buf[V_SEG + 530] = 1;
-	UT_EXPECT_ERR(parse(V_LEN), &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 530);
+	g_buf[V_SEG + 532] = 1;
+	UT_EXPECT_ERR(parse(V_LEN), &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 532);
 	/* RANGE DESCRIPTOR LENGTH disagreeing with DESCRIPTOR LENGTH */
 	load();
 	xcm_put_be16(g_buf + V_SEG + 534, 48);
@@ -222,6 +222,36 @@ tok_one_per_list(void)
 			    &g_out, &g_err);
 	free(h);
 	UT_EXPECT_ERR(st, &g_err, XCM_E_INVALID_FIELD_PARAM, V_LEN);
+	/* C0h beside another segment: refused at the C0h (a token refused at execution
+	 * would answer ILLEGAL REQUEST after the other had written) */
+	{
+		static const uint8_t b2b[28] = { 0x02, 0, 0, 0x18, 0, 0, 0, 0, 0, 0, 0, 1 };
+		static uint8_t two[V_LEN + 28];
+		uint8_t *h2 = malloc(sizeof(two));
+
+		UT_ASSERT_FATAL(h2 != NULL);
+		memcpy(two, g_vec, V_SEG);
+		memcpy(two + V_SEG, b2b, sizeof(b2b));
+		memcpy(two + V_SEG + 28, g_vec + V_SEG, V_SEG_LEN);
+		xcm_put_be32(two + 8, V_SEG_LEN + 28);
+		memcpy(h2, two, sizeof(two));
+		st = xcm_list_parse(sizeof(two), xcm_span_make(h2, sizeof(two)), &xcm_limits_default,
+				    &g_out, &g_err);
+		free(h2);
+		UT_EXPECT_ERR(st, &g_err, XCM_E_INVALID_FIELD_PARAM, V_SEG + 28);
+	}
+	/* TIME BUDGET (bytes 528-531) decoded and encoded back */
+	load();
+	xcm_put_be32(g_buf + V_SEG + 528, 20000);
+	CU_ASSERT_EQUAL_FATAL(parse(V_LEN), XCM_OK);
+	CU_ASSERT_EQUAL(g_out.tok.budget_ms, 20000);
+	{
+		uint8_t enc[V_LEN + 64];
+		struct xcm_wbuf w = xcm_wbuf_make(enc, sizeof(enc));
+
+		CU_ASSERT_EQUAL_FATAL(xcm_list_encode(&g_out, &w), V_LEN);
+		CU_ASSERT_EQUAL(memcmp(enc, g_buf, V_LEN), 0);
+	}
 	/* a destination ID past the list: COPY ABORTED 08/04, segment pointer 6 */
 	load();
 	xcm_put_be16(g_buf + V_SEG + 6, 5);
