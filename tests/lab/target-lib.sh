@@ -94,6 +94,19 @@ xt_run_suite() {
 	echo "$line $secs"
 }
 
+# lab_port_mb SO : MiB read + written through SO's tcm_loop ports (LIO's
+#   scsi_tgt_port counters of every loopback LUN linked to SO)
+lab_port_mb() {
+	local l s r w n=0
+	for l in "$LAB_CFS"/loopback/*/tpgt_*/lun/lun_*/*; do
+		[ -L "$l" ] || continue
+		[ "$(readlink -f "$l")" = "$(readlink -f "$1")" ] || continue
+		s=${l%/*}/statistics/scsi_tgt_port
+		read -r r <"$s/read_mbytes" && read -r w <"$s/write_mbytes" && n=$((n + r + w))
+	done
+	echo "$n"
+}
+
 # lab_xcopy_e4 SG OUT SRC_SERIAL DST_SERIAL BLOCKS SRC_LBA DST_LBA : one LID1
 #   EXTENDED COPY to SG made by hand (sg_xcopy needs both LUs local): no list
 #   identifier, two identification CSCDs (E4h, NAA of the serials, block 512)

@@ -156,6 +156,32 @@ two_ranges(void)
 	g_tl.range[1].count = 16;
 }
 
+/* POPULATE TOKEN of count blocks at lba on d (list id), then RRTI: the token into g_tok. */
+static bool
+populate_on(struct tcmu_device *d, uint32_t id, uint64_t lba, uint32_t count)
+{
+	uint8_t cdb[16], rsp[1024], buf[2048];
+	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
+	struct xcm_rcs4 st;
+	uint64_t blocks;
+	bool has = false;
+	size_t n;
+
+	memset(&g_tl, 0, sizeof(g_tl));
+	g_tl.nranges = 1;
+	g_tl.range[0].lba = lba;
+	g_tl.range[0].count = count;
+	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
+	xcm_cdb_populate_token(cdb, id, (uint32_t)n);
+	if (run_cmd(d, cdb, buf, n, NULL) != TCMU_STS_OK) {
+		return false;
+	}
+	xcm_cdb_rrti(cdb, id, sizeof(rsp));
+	return run_cmd(d, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK &&
+	       xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
+	       has;
+}
+
 /* The redeemer: the creator writes, we forward one EXTENDED COPY and answer as it did. */
 static void
 test_redeem_remote(void)
@@ -280,28 +306,13 @@ xcopy_c0(const uint8_t *tok, uint64_t rlba, uint32_t n, uint8_t *sense)
 static void
 test_creator_pushes(void)
 {
-	uint8_t sense[96], cdb[16], rsp[1024], buf[2048], *before;
-	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
-	struct xcm_rcs4 st;
-	uint64_t blocks;
-	bool has = false;
-	size_t n;
+	uint8_t sense[96], *before;
 
 	if (!peer_up()) {
 		return;
 	}
 	fill_pattern("a.img", 0, 64 * BS, 0x31);
-	memset(&g_tl, 0, sizeof(g_tl));
-	g_tl.nranges = 1;
-	g_tl.range[0].lba = 16;
-	g_tl.range[0].count = 32;
-	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
-	xcm_cdb_populate_token(cdb, 22, (uint32_t)n);
-	CHECK(run_cmd(&g_a, cdb, buf, n, NULL) == TCMU_STS_OK);
-	xcm_cdb_rrti(cdb, 22, sizeof(rsp));
-	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
-	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
-	      has);
+	CHECK(populate_on(&g_a, 22, 16, 32));
 	/* blocks 4..28 of the token (LBA 20..44 of lu_a) to the peer LU's LBA 1000 */
 	CHECK(xcopy_c0(g_tok, 1000, 24, sense) == TCMU_STS_OK);
 	CHECK(remote_is(1000 * BS, "a.img", 20 * BS, 24 * BS));
@@ -334,29 +345,14 @@ test_creator_pushes(void)
 static void
 test_creator_short_token(void)
 {
-	uint8_t sense[96], cdb[16], rsp[1024], buf[2048];
-	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
-	struct xcm_rcs4 st;
-	uint64_t blocks;
-	bool has = false;
-	size_t n;
+	uint8_t sense[96];
 	int rc;
 
 	if (!peer_up()) {
 		return;
 	}
 	fill_pattern("a.img", 0, 64 * BS, 0x31);
-	memset(&g_tl, 0, sizeof(g_tl));
-	g_tl.nranges = 1;
-	g_tl.range[0].lba = 16;
-	g_tl.range[0].count = 32;
-	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
-	xcm_cdb_populate_token(cdb, 23, (uint32_t)n);
-	CHECK(run_cmd(&g_a, cdb, buf, n, NULL) == TCMU_STS_OK);
-	xcm_cdb_rrti(cdb, 23, sizeof(rsp));
-	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
-	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
-	      has);
+	CHECK(populate_on(&g_a, 23, 16, 32));
 	/* offset 4: 28 blocks left in the token, 40 asked for */
 	memset(g_fi.medium + 3000 * BS, 0xEE, 40 * BS);
 	rc = xcopy_c0(g_tok, 3000, 40, sense);
@@ -412,28 +408,13 @@ ten_seconds_later(void)
 static void
 test_creator_budget(void)
 {
-	uint8_t sense[96], cdb[16], rsp[1024], buf[2048];
-	struct xcm_wbuf w = xcm_wbuf_make(buf, sizeof(buf));
-	struct xcm_rcs4 st;
-	uint64_t blocks;
-	bool has = false;
-	size_t n;
+	uint8_t sense[96];
 
 	if (!peer_up()) {
 		return;
 	}
 	fill_pattern("a.img", 0, 64 * BS, 0x33);
-	memset(&g_tl, 0, sizeof(g_tl));
-	g_tl.nranges = 1;
-	g_tl.range[0].lba = 0;
-	g_tl.range[0].count = 40;
-	n = xcm_tok_list_encode(XCM_SA_POPULATE_TOKEN, &g_tl, &w);
-	xcm_cdb_populate_token(cdb, 23, (uint32_t)n);
-	CHECK(run_cmd(&g_a, cdb, buf, n, NULL) == TCMU_STS_OK);
-	xcm_cdb_rrti(cdb, 23, sizeof(rsp));
-	CHECK(run_cmd(&g_a, cdb, rsp, sizeof(rsp), NULL) == TCMU_STS_OK);
-	CHECK(xcm_rrti_decode(xcm_span_make(rsp, sizeof(rsp)), &st, &blocks, &has, g_tok) == 0 &&
-	      has);
+	CHECK(populate_on(&g_a, 23, 0, 40));
 	/* two ranges of 8 blocks; each WRITE moves the clock 10 s */
 	g_fi.on_write = ten_seconds_later;
 	g_c0_ranges = 2;

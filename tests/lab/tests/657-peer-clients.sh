@@ -130,17 +130,6 @@ acl_mb() {
 	local d=$TPG/acls/$CM/lun_0/statistics/scsi_auth_intr r w
 	read -r r <"$d/read_mbytes" && read -r w <"$d/write_mbytes" && echo $((r + w))
 }
-# port_mb SO : MiB read + written through SO's tcm_loop ports
-port_mb() {
-	local l s r w n=0
-	for l in "$LAB_CFS"/loopback/*/tpgt_*/lun/lun_*/*; do
-		[ -L "$l" ] || continue
-		[ "$(readlink -f "$l")" = "$(readlink -f "$1")" ] || continue
-		s=${l%/*}/statistics/scsi_tgt_port
-		read -r r <"$s/read_mbytes" && read -r w <"$s/write_mbytes" && n=$((n + r + w))
-	done
-	echo "$n"
-}
 # sid : LIO session id of the copy manager's session on T (empty: none)
 sid() { sed -n 's/.*LIO Session ID: *\([0-9]*\).*/\1/p' "$TPG/acls/$CM/info"; }
 no_session() { grep -q "No active iSCSI Session" "$TPG/acls/$CM/info"; }
@@ -227,6 +216,6 @@ lab_check "after T was made again: the 2 MiB went over the copy manager's sessio
 # --- the whole LUs, and the requesting paths ---------------------------------------------
 lab_check "X whole = its model (pulled ranges from P, nothing else changed)" cmp "$W/x.img" "$W/x.want"
 lab_check "P whole = its model (pushed ranges from X, nothing else changed)" cmp "$W/p.img" "$W/p.want"
-lab_check "no data through X's tcm_loop port ($(port_mb "$x") MiB)" test "$(port_mb "$x")" -eq 0
-lab_check "no data through P's tcm_loop port ($(port_mb "$p") MiB)" test "$(port_mb "$p")" -eq 0
+lab_check "no data through X's tcm_loop port ($(lab_port_mb "$x") MiB)" test "$(lab_port_mb "$x")" -eq 0
+lab_check "no data through P's tcm_loop port ($(lab_port_mb "$p") MiB)" test "$(lab_port_mb "$p")" -eq 0
 lab_summary

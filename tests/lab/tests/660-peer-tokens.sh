@@ -68,16 +68,6 @@ acl_mb() { # IQN INITIATOR read|write: MiB of that ACL's LUN 0 on the target
 	read -r v <"$LAB_CFS/iscsi/$1/tpgt_1/acls/$2/lun_0/statistics/scsi_auth_intr/${3}_mbytes"
 	echo "$v"
 }
-port_mb() { # SO: MiB read + written through its tcm_loop ports
-	local l s r w n=0
-	for l in "$LAB_CFS"/loopback/*/tpgt_*/lun/lun_*/*; do
-		[ -L "$l" ] || continue
-		[ "$(readlink -f "$l")" = "$(readlink -f "$1")" ] || continue
-		s=${l%/*}/statistics/scsi_tgt_port
-		read -r r <"$s/read_mbytes" && read -r w <"$s/write_mbytes" && n=$((n + r + w))
-	done
-	echo "$n"
-}
 remote_tokens() { # SG: VPD 8Fh, ROD Token Features (0106h) byte 4, bits 3:0
 	sg_vpd --page=0x8f --raw "$1" | python3 -c '
 import sys
@@ -127,7 +117,7 @@ lab_random "$W/new" $MB
 dd if="$W/new" of="$sdx" bs=1M count=1 oflag=direct conv=notrunc status=none
 lab_check "X [0, 1 MiB) overwritten after the PT" test "$(range "$X/x.img" 0 $MB)" != "$old"
 w0=$(acl_mb "$IQN_Y" "$CMI1" write)
-p0=$(port_mb "$y")
+p0=$(lab_port_mb "$y")
 out=$("$XCB" wut "$sgy" 0x661 "$W/x.tok" 0 0 $((14 * MB / 512)):2048 || true)
 lab_check "WUT on Y (runner 2) with X's token: GOOD (${out//$'\n'/; })" test "$(sense "$out")" = "0 0"
 lab_check "... Y [14, 15 MiB) = X [0, 1 MiB) as at the PT (point in time kept)" \
@@ -135,7 +125,7 @@ lab_check "... Y [14, 15 MiB) = X [0, 1 MiB) as at the PT (point in time kept)" 
 lab_check "... runner 2 had the token's creator redeem it" grep -q "redeemed by the token's creator" "$LOG2"
 lab_check "... the bytes went over copy manager 1's session to T2 ($w0 -> $(acl_mb "$IQN_Y" "$CMI1" write) MiB)" \
 	test "$(acl_mb "$IQN_Y" "$CMI1" write)" -ge $((w0 + 1))
-lab_check "... none over Y's tcm_loop port ($p0 -> $(port_mb "$y") MiB)" test "$(port_mb "$y")" = "$p0"
+lab_check "... none over Y's tcm_loop port ($p0 -> $(lab_port_mb "$y") MiB)" test "$(lab_port_mb "$y")" = "$p0"
 
 # --- Y -> X: copy manager 2's token redeemed at copy manager 1 ----------------------
 out=$("$XCB" pt "$sgy" 0x662 0 "$W/y.tok" $((8 * MB / 512)):2048 || true)
