@@ -41,15 +41,20 @@ def main():
     for owner in image.lock_get_owners():
         image.lock_break(owner["mode"], owner["owner"])
         broken += 1
+    print(f"takeover: broke {broken} lock(s) at {time.monotonic() - t0:.2f} s", flush=True)
     image.lock_acquire(rbd.RBD_LOCK_MODE_EXCLUSIVE)
     took = time.monotonic() - t0
+    print(f"takeover: lock ours at {took:.2f} s", flush=True)
     chunk = bytes([byte]) * (4 * MIB)
     at = 0
     while at < length:
         n = min(len(chunk), length - at)
         image.write(chunk[:n], off + at)
         at += n
+        if at % (16 * MIB) == 0:
+            print(f"takeover: {at // MIB} MiB written at {time.monotonic() - t0:.2f} s", flush=True)
     image.flush()
+    print(f"takeover: flushed at {time.monotonic() - t0:.2f} s", flush=True)
     with open(done, "w") as f:
         f.write(f"{took:.2f}\n{broken}\n")
     image.close()

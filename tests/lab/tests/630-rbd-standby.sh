@@ -124,9 +124,17 @@ touch "$W/tk.go"
 wait "$xpid" || rc=$?
 secs=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $t0}")
 moved=$(($(xt_stat d0 copyfrom_bytes) - c0))
-for ((i = 0; i < 1200; i++)); do [ -e "$W/tk.done" ] && break; sleep 0.05; done
+# the new owner writes 96 MiB through librbd after taking the lock: under TCG
+# on a loaded host that alone has taken over a minute; wait up to 240 s
+for ((i = 0; i < 4800; i++)); do [ -e "$W/tk.done" ] && break; sleep 0.05; done
 lab_check "takeover: the second gateway took our lock and wrote its pattern ($(head -1 "$W/tk.done" 2>/dev/null || echo -) s to the lock)" \
 	test -e "$W/tk.done"
+if [ ! -e "$W/tk.done" ]; then   # where it stands: its own log, the image's locks and watchers
+	sed 's/^/      gateway: /' "$W/tk.log"
+	timeout 20 rbd lock ls rbd/d0 2>&1 | sed 's/^/      /' || true
+	timeout 20 rbd status rbd/d0 2>&1 | sed 's/^/      /' || true
+	echo "      sg_xcopy ended after $secs s (exit $rc)"
+fi
 broken=$(sed -n 2p "$W/tk.done" 2>/dev/null)
 lab_check "takeover: the copy ended with an error (sg_xcopy exit $rc) after $((moved >> 20)) of $((LEN >> 20)) MiB by copy-from" \
 	sh -c "[ $rc -ne 0 ] && [ $moved -lt $LEN ]"
