@@ -404,13 +404,22 @@ clock_ms(const struct exec_ctx *x)
 }
 
 /*
- * Phase B for one planned segment: move it in chunks. A same-LU copy whose
- * destination starts inside its source (dst > src, overlapping) goes last
- * chunk first, so no chunk overwrites source bytes a later one still reads
- * (memmove semantics across chunks; each chunk is memmove'd by the backend).
- * Before each chunk the deadline is checked: a chunk is started only if the
- * slowest chunk so far would still end before it.
+ * May the next chunk start? XCM_OK; a stop requested from outside (its
+ * status); XCM_E_CA_DEADLINE if the slowest chunk so far would not end
+ * before the deadline. Nothing of the next chunk has started either way.
  */
+static enum xcm_status
+next_chunk_ok(const struct exec_ctx *x)
+{
+	enum xcm_status st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
+
+	if (st == XCM_OK && xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
+		st = XCM_E_CA_DEADLINE;
+	}
+	return st;
+}
+
+/* Phase B for the C0h segment: one token_copy call, its outcome reported as segments' are. */
 static enum xcm_status
 copy_token(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec_result *res,
 	   struct xcm_err *err)
@@ -419,10 +428,7 @@ copy_token(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec
 	uint64_t bytes = 0;
 	enum xcm_status st;
 
-	st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
-	if (st == XCM_OK && xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
-		st = XCM_E_CA_DEADLINE;
-	}
+	st = next_chunk_ok(x);
 	if (st != XCM_OK) {
 		xcm_err_set_segment(err, st, i, -1);
 		return err->status;
@@ -443,6 +449,14 @@ copy_token(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec
 	return st;
 }
 
+/*
+ * Phase B for one planned segment: move it in chunks. A same-LU copy whose
+ * destination starts inside its source (dst > src, overlapping) goes last
+ * chunk first, so no chunk overwrites source bytes a later one still reads
+ * (memmove semantics across chunks; each chunk is memmove'd by the backend).
+ * Before each chunk the deadline is checked: a chunk is started only if the
+ * slowest chunk so far would still end before it.
+ */
 static enum xcm_status
 copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_exec_result *res,
 	     struct xcm_err *err)
@@ -460,15 +474,10 @@ copy_segment(struct exec_ctx *x, uint32_t i, const struct plan *p, struct xcm_ex
 	backward = p->src->lu == p->dst->lu && p->dst_off > p->src_off &&
 		   p->dst_off - p->src_off < p->bytes;
 	while (done < p->bytes) {
-		st = x->ops->stop != NULL ? x->ops->stop(x->ctx) : XCM_OK;
+		st = next_chunk_ok(x);
 		if (st != XCM_OK) {
-			/* stopped from outside between chunks; res counts what was written */
+			/* stopped or at the deadline between chunks; res counts what was written */
 			xcm_err_set_segment(err, st, i, -1);
-			return err->status;
-		}
-		if (xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
-			/* nothing of this chunk was started; res counts what was written */
-			xcm_err_set_segment(err, XCM_E_CA_DEADLINE, i, -1);
 			return err->status;
 		}
 		n = p->bytes - done < x->chunk ? p->bytes - done : x->chunk;
@@ -545,8 +554,7 @@ copy_merged(struct exec_ctx *x, uint32_t k, const struct plan *run,
 {
 	uint64_t t0, t1;
 
-	if ((x->ops->stop != NULL && x->ops->stop(x->ctx) != XCM_OK) ||
-	    xcm_deadline_reached(x->ops, x->ctx, x->deadline, x->worst_ms)) {
+	if (next_chunk_ok(x) != XCM_OK) {
 		return false;
 	}
 	t0 = clock_ms(x);
