@@ -65,24 +65,22 @@ redeem_list(const uint8_t naa[16], uint32_t bs, const struct xcm_tok_seg *t, uin
 	return len <= cap ? len : 0;
 }
 
-/* A creator's ILLEGAL REQUEST 23/xx, as our status. */
+/*
+ * A creator's ILLEGAL REQUEST 23/xx, as our status: the one table that maps
+ * statuses to sense (engine/status.c) read backwards; an ASCQ it does not
+ * have, CAUSE NOT REPORTABLE (23/00).
+ */
 static enum xcm_status
 token_status(uint8_t ascq)
 {
-	static const struct {
-		uint8_t ascq;
-		enum xcm_status st;
-	} map[] = {
-		{ 0x01, XCM_E_TOKEN_UNSUPPORTED }, { 0x02, XCM_E_TOKEN_REMOTE },
-		{ 0x04, XCM_E_TOKEN_UNKNOWN },     { 0x05, XCM_E_TOKEN_CORRUPT },
-		{ 0x07, XCM_E_TOKEN_EXPIRED },     { 0x08, XCM_E_TOKEN_CANCELLED },
-		{ 0x09, XCM_E_TOKEN_DELETED },     { 0x0A, XCM_E_TOKEN_LENGTH },
-	};
-	size_t i;
+	const uint16_t asc_ascq = (uint16_t)(0x2300 | ascq);
+	int st;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		if (map[i].ascq == ascq) {
-			return map[i].st;
+	for (st = 0; st < XCM_STATUS_COUNT; st++) {
+		const struct xcm_status_info *i = xcm_status_info((enum xcm_status)st);
+
+		if (i->key == XCM_SK_ILLEGAL_REQUEST && i->asc_ascq == asc_ascq) {
+			return (enum xcm_status)st;
 		}
 	}
 	return XCM_E_TOKEN_OP;
