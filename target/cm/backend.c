@@ -393,14 +393,7 @@ be_copy(void *vctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst, uint
 	done = c->done;
 	if (rc != 0) {
 		ctx->io_errors++;
-		memset(ioerr, 0, sizeof(*ioerr));
-		ioerr->at_dst = at_dst;
-		ioerr->done = done;
-		ioerr->status = XCM_SAM_CHECK_CONDITION;
-		ioerr->sense_len = 0;   /* the engine makes MEDIUM ERROR sense */
-		/* a peer's CHECK CONDITION: its status and sense forwarded as they came */
-		(void)xt_peer_last_sense(at_dst ? dst : src, &ioerr->status, ioerr->sense,
-					 &ioerr->sense_len);
+		xt_copy_io_err(c, src, dst, done, ioerr);
 		xt_lu_err(self, "xcopy: %s failed at %s %s+%llu (%llu of %llu bytes done): %s\n",
 			  at_dst ? "write" : "read", at_dst ? "destination" : "source",
 			  at_dst ? dst->cfg.path : src->cfg.path,
@@ -495,6 +488,20 @@ be_copy_run(void *vctx, struct xt_lu *src, uint64_t src_off, struct xt_lu *dst,
 	rc = xt_lu_copy(c, &r);
 	xt_tok_note_write(dst, dst_off, len);
 	return rc;
+}
+
+void
+xt_copy_io_err(const struct xt_copy *c, const struct xt_lu *src, const struct xt_lu *dst,
+	       uint64_t done, struct xcm_io_err *ioerr)
+{
+	memset(ioerr, 0, sizeof(*ioerr));
+	ioerr->at_dst = c->at_dst;
+	ioerr->done = done;
+	ioerr->status = XCM_SAM_CHECK_CONDITION;
+	ioerr->sense_len = 0;   /* the engine makes MEDIUM ERROR sense */
+	/* a peer's CHECK CONDITION: its status and sense forwarded as they came */
+	(void)xt_peer_last_sense(c->at_dst ? dst : src, &ioerr->status, ioerr->sense,
+				 &ioerr->sense_len);
 }
 
 /* The C0h segment (docs/remote-tokens.md): our token's bytes into ranges of dst. */

@@ -144,6 +144,13 @@ void xt_lu_release(struct xt_lu *lu);
  * requests between chunks), account.
  */
 enum xcm_status xt_execute(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err);
+/*
+ * *ioerr for a failed xt_lu_copy c between src and dst, done bytes written
+ * before it: the side that failed, and a remote LU's status and sense
+ * forwarded as they came (else the engine makes MEDIUM ERROR sense).
+ */
+void xt_copy_io_err(const struct xt_copy *c, const struct xt_lu *src, const struct xt_lu *dst,
+		    uint64_t done, struct xcm_io_err *ioerr);
 
 /*
  * cm_limits.c: the engine's limits as this target enforces and reports them (RECEIVE

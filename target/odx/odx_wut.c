@@ -55,6 +55,7 @@ struct wut_req {
 	struct xt_lu *dst;
 	uint64_t offset;                 /* OFFSET INTO ROD, blocks of dst */
 	const uint8_t *token;
+	const struct xcm_rod_token *rt;  /* token, decoded (once, by the caller) */
 	bool del_tkn;
 	uint32_t nranges;
 	const struct xcm_range *range;
@@ -107,13 +108,7 @@ copy_range(const struct redeem_run *r, struct src_pos *p, uint64_t doff, uint64_
 		xt_tok_note_write(self, doff, n);   /* before and after, as xt_handler_write */
 		if (rc != 0) {
 			*moved += c->done;
-			memset(ioerr, 0, sizeof(*ioerr));
-			ioerr->at_dst = c->at_dst;
-			ioerr->done = *moved;
-			ioerr->status = XCM_SAM_CHECK_CONDITION;
-			/* a remote destination's CHECK CONDITION: forwarded as it came */
-			(void)xt_peer_last_sense(c->at_dst ? self : rg.src, &ioerr->status,
-						 ioerr->sense, &ioerr->sense_len);
+			xt_copy_io_err(c, rg.src, self, *moved, ioerr);   /* cm/backend.c */
 			return XCM_E_CA_DEVICE_FAILURE;
 		}
 		*moved += n;
@@ -231,23 +226,20 @@ static enum xcm_status
 redeem(struct xt_job *job, const struct wut_req *q, uint64_t *moved, struct xcm_io_err *ioerr,
        struct xcm_err *err)
 {
+	const struct xcm_rod_token *rt = q->rt;
 	struct xt_lu *owner = NULL;
 	bool held = false;
-	struct xcm_rod_token rt;
 	struct xt_tok *tok = NULL;
 	enum xcm_status st;
 	bool cancelled = false;
 	const struct redeem_run r = { job, q, moved, ioerr };
 
-	if (xcm_rod_token_decode(q->token, &rt, err) != XCM_OK) {
-		return err->status;
-	}
-	if (rt.rod_type != XCM_ROD_TYPE_PIT_DEFAULT && rt.rod_type != XCM_ROD_TYPE_PIT_VULNERABLE &&
-	    rt.rod_type != XCM_ROD_TYPE_PIT_PERSISTENT) {
+	if (rt->rod_type != XCM_ROD_TYPE_PIT_DEFAULT && rt->rod_type != XCM_ROD_TYPE_PIT_VULNERABLE &&
+	    rt->rod_type != XCM_ROD_TYPE_PIT_PERSISTENT) {
 		xcm_err_set(err, XCM_E_TOKEN_UNSUPPORTED);
 		return err->status;
 	}
-	st = token_owner(job->lu, &rt, &owner, &held, err);
+	st = token_owner(job->lu, rt, &owner, &held, err);
 	if (st == XCM_OK) {
 		st = xt_tok_get(owner->tok, q->token, &tok, err);
 	}
@@ -270,13 +262,17 @@ enum xcm_status
 xt_odx_redeem(struct xt_job *job, struct xt_lu *dst, const struct xcm_tok_seg *t,
 	      uint64_t *bytes, struct xcm_io_err *ioerr)
 {
-	const struct wut_req q = { dst, t->offset, t->token, t->del_tkn, t->nranges, t->range,
-				   true };
+	struct xcm_rod_token rt;
+	const struct wut_req q = { dst,       t->offset,   t->token, &rt,
+				   t->del_tkn, t->nranges, t->range, true };
 	struct xcm_err err;
 	enum xcm_status st;
 
 	memset(&err, 0, sizeof(err));
 	*bytes = 0;
+	if (xcm_rod_token_decode(t->token, &rt, &err) != XCM_OK) {
+		return err.status;
+	}
 	st = redeem(job, &q, bytes, ioerr, &err);
 	/* OFFSET INTO ROD past the token: no list field of this command to point at */
 	return st == XCM_E_INVALID_FIELD_PARAM ? XCM_E_TOKEN_OP : st;
@@ -330,15 +326,14 @@ clip_to_token(struct xcm_tok_seg *t, uint64_t tok_bytes, uint32_t bs)
 
 /* Its creator redeems it into our ranges (peer/peer_token.c). */
 static enum xcm_status
-redeem_remote(struct xt_job *job, const struct xcm_tok_list *l, struct xcm_exec_result *res,
+redeem_remote(struct xt_job *job, const struct xcm_rod_token *rt, struct xcm_exec_result *res,
 	      struct xcm_err *err)
 {
+	const struct xcm_tok_list *l = &job->odx->l;
 	struct xcm_tok_seg *t = calloc(1, sizeof(*t));
-	struct xcm_rod_token rt;
 	enum xcm_status st;
 
-	if (t == NULL || xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
-		free(t);
+	if (t == NULL) {
 		xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
 		return err->status;
 	}
@@ -348,12 +343,12 @@ redeem_remote(struct xt_job *job, const struct xcm_tok_list *l, struct xcm_exec_
 	t->nranges = l->nranges;
 	t->total_blocks = l->total_blocks;
 	memcpy(t->range, l->range, l->nranges * sizeof(l->range[0]));
-	if (!clip_to_token(t, rt.bytes, xt_lu_block_size(job->lu))) {
+	if (!clip_to_token(t, rt->bytes, xt_lu_block_size(job->lu))) {
 		free(t);
 		xcm_err_set_field(err, XCM_E_INVALID_FIELD_PARAM, false, 8, -1);
 		return err->status;
 	}
-	st = xt_peer_redeem(job->lu, rt.creator_desig, t, job->deadline_ms, &res->bytes, err);
+	st = xt_peer_redeem(job->lu, rt->creator_desig, t, job->deadline_ms, &res->bytes, err);
 	free(t);
 	XT_STAT_ADD(job->lu, bytes, res->bytes);
 	return st;
@@ -363,10 +358,10 @@ enum xcm_status
 xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 {
 	const struct xcm_tok_list *l = &job->odx->l;
-	const struct wut_req q = { job->lu, l->offset, l->token, l->del_tkn, l->nranges, l->range,
-				   false };
-	struct xcm_io_err ioerr;
 	struct xcm_rod_token rt;
+	const struct wut_req q = { job->lu,    l->offset,   l->token, &rt,
+				   l->del_tkn, l->nranges, l->range, false };
+	struct xcm_io_err ioerr;
 	enum xcm_status st;
 
 	if (xcm_rod_token_decode(l->token, &rt, err) != XCM_OK) {
@@ -381,7 +376,7 @@ xt_odx_wut(struct xt_job *job, struct xcm_exec_result *res, struct xcm_err *err)
 			xcm_err_set(err, st);
 			return st;
 		}
-		return redeem_remote(job, l, res, err);
+		return redeem_remote(job, &rt, res, err);
 	}
 	st = redeem(job, &q, &res->bytes, &ioerr, err);
 	XT_STAT_ADD(job->lu, bytes, res->bytes);
