@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -25,6 +26,7 @@
 #include "xcm/xcm.h"
 
 #define XT_BOUNCE_LEN (1u << 20)          /* read/write fallback buffer, one per LU */
+#define XT_BOUNCE_ALIGN 4096u             /* ... page-aligned: O_DIRECT takes it (xt_bounce_new) */
 #define XT_NAME_MAX 128
 /*
  * tcmu-runner worker threads per LU (the handler's nr_threads) and how many
@@ -58,8 +60,8 @@ enum xt_cfr { XT_CFR_AUTO, XT_CFR_NEVER };
 enum xt_xcopy { XT_XCOPY_ENGINE, XT_XCOPY_CORE };
 /* dio=: which READ/WRITE of initiators the file store sends O_DIRECT (store_file.c) */
 enum xt_dio { XT_DIO_AUTO, XT_DIO_ALWAYS, XT_DIO_NEVER };
-/* dio=auto: WRITEs of at least this many bytes (smaller ones and READs: the page cache) */
-#define XT_DIO_MIN_WRITE (128u << 10)
+/* dio=auto: WRITEs and copies of at least this many bytes (smaller ones and READs: the page cache) */
+#define XT_DIO_MIN (128u << 10)
 
 /* fault=KIND:N (fault.c): fail the Nth backend read/write of the copy manager */
 enum xt_fault_kind {
@@ -108,6 +110,7 @@ struct xt_stats {
 	uint64_t clone_bytes;    /* ... by FICLONERANGE */
 	uint64_t cfr_bytes;      /* ... by copy_file_range */
 	uint64_t rw_bytes;       /* ... by pread/pwrite */
+	uint64_t rw_direct_bytes; /* ... of which O_DIRECT on both sides (file store, dio=) */
 	uint64_t copyfrom_bytes; /* ... by RADOS copy-from, whole objects (RBD to RBD) */
 	uint64_t gateway_bytes;  /* ... by read + write in this process, an RBD LU on a side */
 	uint64_t hole_objects;   /* RBD: source objects absent, destination objects zeroed */
@@ -207,6 +210,7 @@ struct xt_copy_acct {
 	uint64_t clone_bytes;
 	uint64_t cfr_bytes;
 	uint64_t rw_bytes;
+	uint64_t rw_direct_bytes;         /* of rw_bytes, O_DIRECT on both sides */
 	/* an RBD LU on a side (store_copy.c, store_rbd.c) */
 	uint64_t copyfrom_bytes;
 	uint64_t gateway_bytes;
@@ -455,6 +459,14 @@ void xt_iov_fill(const struct iovec *iov, size_t cnt, const uint8_t *src, size_t
 bool xt_iov_is_zero(const struct iovec *iov, size_t cnt, size_t len);
 /* All io->len bytes at io->off through preadv/pwritev, short transfers retried; 0 or -errno. */
 int xt_iov_io(int fd, const struct xt_io *io);
+/* A bounce buffer: XT_BOUNCE_LEN bytes aligned to XT_BOUNCE_ALIGN (free()), NULL: no memory. */
+static inline uint8_t *
+xt_bounce_new(void)
+{
+	void *p = NULL;
+
+	return posix_memalign(&p, XT_BOUNCE_ALIGN, XT_BOUNCE_LEN) == 0 ? p : NULL;
+}
 #define XT_IOV_CLIP_MAX 1024
 struct xt_iov_clip {
 	struct iovec *v;

@@ -64,7 +64,8 @@ dir_path(char *out, const char *name)
 	X(touch_bytes) X(fallbacks) X(store_copies) X(delegated_bytes) X(io_errors)    \
 	X(denied) X(rcr) X(deadline_cuts) X(busy) X(inflight_max) X(held_discarded)    \
 	X(held_expired) X(ws_commands) X(ws_written) X(ws_unmapped) X(ws_cuts)         \
-	X(ws_busy) X(wt_syncs) X(io_direct_bytes) X(io_buffered_bytes)
+	X(ws_busy) X(wt_syncs) X(io_direct_bytes) X(io_buffered_bytes) \
+	X(rw_direct_bytes)
 
 /* The LU's counters now, each read atomically. */
 static void
@@ -136,7 +137,8 @@ stats_put(const struct xt_lu *lu, const struct xt_stats *s)
 		"copyfrom_bytes %llu\ngateway_bytes %llu\nhole_objects %llu\ntouch_bytes %llu\n"
 		"fallbacks %llu\nlast_fallback %s\nstore_copies %llu\nws_commands %llu\n"
 		"ws_written %llu\nws_unmapped %llu\nws_cuts %llu\nws_busy %llu\nwt_syncs %llu\n"
-		"io_direct_bytes %llu\nio_buffered_bytes %llu\ndelegated_bytes %llu\n",
+		"io_direct_bytes %llu\nio_buffered_bytes %llu\ndelegated_bytes %llu\n"
+		"rw_direct_bytes %llu\n",
 		lu->name, lu->cfg.path, (unsigned long long)s->commands,
 		(unsigned long long)s->commands_ok, (unsigned long long)s->errors,
 		(unsigned long long)s->segments, (unsigned long long)s->bytes,
@@ -154,7 +156,8 @@ stats_put(const struct xt_lu *lu, const struct xt_stats *s)
 		(unsigned long long)s->ws_written, (unsigned long long)s->ws_unmapped,
 		(unsigned long long)s->ws_cuts, (unsigned long long)s->ws_busy,
 		(unsigned long long)s->wt_syncs, (unsigned long long)s->io_direct_bytes,
-		(unsigned long long)s->io_buffered_bytes, (unsigned long long)s->delegated_bytes);
+		(unsigned long long)s->io_buffered_bytes, (unsigned long long)s->delegated_bytes,
+		(unsigned long long)s->rw_direct_bytes);
 	stats_put_settings(f, &lu->settings);
 	if (fclose(f) != 0) {
 		unlink(tmp);

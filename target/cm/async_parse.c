@@ -91,7 +91,7 @@ xt_job_parse(struct xt_lu *lu, const struct xt_scsi *c, const struct xcm_tpc_out
 		xt_lu_dbg(lu, "xcopy: parameter list rejected: %s\n", xcm_status_info(st)->name);
 		return st;
 	}
-	job->copy.bounce[0] = malloc(XT_BOUNCE_LEN);
+	job->copy.bounce[0] = xt_bounce_new();
 	if (job->copy.bounce[0] == NULL) {
 		xcm_err_set(err, XCM_E_INSUFFICIENT_RESOURCES);
 		return XCM_E_INSUFFICIENT_RESOURCES;

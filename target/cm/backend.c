@@ -550,6 +550,7 @@ xt_stats_add_acct(struct xt_lu *lu, const struct xt_copy_acct *a)
 	XT_STAT_ADD(lu, clone_bytes, a->clone_bytes);
 	XT_STAT_ADD(lu, cfr_bytes, a->cfr_bytes);
 	XT_STAT_ADD(lu, rw_bytes, a->rw_bytes);
+	XT_STAT_ADD(lu, rw_direct_bytes, a->rw_direct_bytes);
 	XT_STAT_ADD(lu, copyfrom_bytes, a->copyfrom_bytes);
 	XT_STAT_ADD(lu, gateway_bytes, a->gateway_bytes);
 	XT_STAT_ADD(lu, hole_objects, a->hole_objects);

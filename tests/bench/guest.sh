@@ -671,6 +671,7 @@ if want rows; then
 	path lio fileio nr ""
 	path cfr user nr ""
 	path rw user nr "?clone=never&cfr=never"
+	path rw-pc user nr "?clone=never&cfr=never&dio=never"
 	path host fileio nr "" dd
 fi
 if want lat; then

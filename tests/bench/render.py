@@ -35,13 +35,14 @@ GOAL_STORE_LIMIT = 1.2      # non-reflink copy vs the store's own copy_file_rang
 LABELS = {
     "clone": "user:xcopy, reflink XFS (clone)",
     "cfr": "user:xcopy, XFS no reflink (copy_file_range)",
-    "rw": "user:xcopy, read/write forced (clone=never&cfr=never)",
+    "rw": "user:xcopy, read/write forced (clone=never&cfr=never; O_DIRECT, dio=auto)",
+    "rw-pc": "user:xcopy, read/write through the page cache (the same, dio=never)",
     "lio": "LIO fileio, in-kernel XCOPY",
     "core": "tcmu-runner core XCOPY over user:xcopy read/write",
     "host-dd": "host read/write copy (dd O_DIRECT, tcm_loop)",
     "host-no-offload": "host read/write copy (libxcopy no-offload, iSCSI)",
 }
-ORDER = ["clone", "cfr", "rw", "lio", "core", "host-dd", "host-no-offload"]
+ORDER = ["clone", "cfr", "rw", "rw-pc", "lio", "core", "host-dd", "host-no-offload"]
 
 
 def kv(path):

@@ -268,12 +268,12 @@ test_io_concurrent(void)
 
 /*
  * The file store's O_DIRECT (store_file.c: file_io, dio=): dio=auto sends
- * aligned WRITEs of XT_DIO_MIN_WRITE bytes or more direct, READs and smaller
+ * aligned WRITEs of XT_DIO_MIN bytes or more direct, READs and smaller
  * WRITEs through the page cache; dio=always every aligned READ and WRITE;
  * dio=never none. The two paths see each other's bytes. Counted by the LU's
  * io_direct_bytes / io_buffered_bytes.
  */
-#define DIO_LEN (256u << 10)   /* >= XT_DIO_MIN_WRITE */
+#define DIO_LEN (256u << 10)   /* >= XT_DIO_MIN */
 
 static void
 dio_fill(uint8_t *b, size_t n, uint8_t seed)
@@ -362,6 +362,82 @@ test_io_direct(void)
 	g_handler->close(&nd);
 	free(w);
 	free(r);
+}
+
+/*
+ * The read/write copy loop O_DIRECT on both sides (file_copy.c rw_copy):
+ * lu_b copies by read/write only (clone=never&cfr=never); with dio=auto a
+ * copy of XT_DIO_MIN bytes or more goes direct, a smaller one and any
+ * copy of a dio=never LU through the page cache. Counted by rw_direct_bytes;
+ * the page cache stays coherent: dirty source pages are read, cached
+ * destination pages see the copy.
+ */
+static void
+test_copy_direct(void)
+{
+	uint8_t sense[32], buf[4096];
+	struct tcmu_device nd;
+	uint64_t d0, r0;
+	char p[512];
+	int fd;
+
+	path_of(p, sizeof(p), "b.img");
+	fd = open(p, O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		printf("SKIP copy_direct: no O_DIRECT on %s\n", g_tmp);
+		return;
+	}
+	close(fd);
+	/* 2 MiB a -> b: direct */
+	fill_pattern("a.img", 0, 4096 * BS, 0x21);
+	d0 = stat_of("lu_b", "rw_direct_bytes");
+	r0 = stat_of("lu_b", "rw_bytes");
+	list_one(SER_A, SER_B, 4096, 0, 2048, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "b.img", 2048 * BS, 4096 * BS));
+	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 4096 * BS);
+	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 4096 * BS);
+	/* dirty source pages (written through the page cache, not synced) and
+	 * cached destination pages: the direct copy reads the first, the
+	 * destination's readers see its bytes */
+	fill_pattern("a.img", 64 * BS, 512 * BS, 0x5A);
+	CHECK(pread(backing_fd("b.img"), buf, sizeof(buf), 2048 * BS + 64 * BS) == sizeof(buf));
+	d0 = stat_of("lu_b", "rw_direct_bytes");
+	list_one(SER_A, SER_B, 1024, 0, 2048, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "b.img", 2048 * BS, 1024 * BS));
+	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 1024 * BS);
+	/* overlapping in one file, dst > src (backward), direct: memmove */
+	snapshot("b.img", "b.orig");
+	d0 = stat_of("lu_b", "rw_direct_bytes");
+	list_one(SER_B, SER_B, 4096, 2048, 2048 + 64, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("b.img", (2048 + 64) * BS, "b.orig", 2048 * BS, 4096 * BS));
+	CHECK(same_bytes("b.img", 0, "b.orig", 0, (2048 + 64) * BS));
+	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 4096 * BS);
+	/* below XT_DIO_MIN: through the page cache */
+	fill_pattern("a.img", 0, 16 * BS, 0x33);
+	d0 = stat_of("lu_b", "rw_direct_bytes");
+	r0 = stat_of("lu_b", "rw_bytes");
+	list_one(SER_A, SER_B, 16, 0, 7, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "b.img", 7 * BS, 16 * BS));
+	CHECK(stat_of("lu_b", "rw_direct_bytes") == d0);
+	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 16 * BS);
+	/* lu_b again with dio=never: 2 MiB through the page cache */
+	g_handler->close(&g_b);
+	dev_setup(&nd, 1, 2, "lu_b", "b.img", "?clone=never&cfr=never&dio=never", SER_B);
+	CHECK(g_handler->open(&nd, false) == 0);
+	fill_pattern("a.img", 0, 4096 * BS, 0x47);
+	d0 = stat_of("lu_b", "rw_direct_bytes");
+	r0 = stat_of("lu_b", "rw_bytes");
+	list_one(SER_A, SER_B, 4096, 0, 0, XCM_LIST_ID_NONE, 0);
+	CHECK(send_xcopy(&nd, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(same_bytes("a.img", 0, "b.img", 0, 4096 * BS));
+	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 4096 * BS);
+	CHECK(stat_of("lu_b", "rw_direct_bytes") == d0);
+	g_handler->close(&nd);
+	CHECK(g_handler->open(&g_b, false) == 0);
 }
 
 static void
@@ -580,6 +656,7 @@ const struct ptest g_core_tests[] = {
 	{ "io_callouts", test_io_callouts },
 	{ "io_concurrent", test_io_concurrent },
 	{ "io_direct", test_io_direct },
+	{ "copy_direct", test_copy_direct },
 	{ "not_handled", test_not_handled },
 	{ "vpd", test_vpd },
 	{ "xcopy_self", test_xcopy_self },

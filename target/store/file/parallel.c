@@ -213,6 +213,7 @@ batch_result(const struct batch *b, struct xt_copy *c)
 		acct->clone_bytes += b->p[i].c.acct.clone_bytes;
 		acct->cfr_bytes += b->p[i].c.acct.cfr_bytes;
 		acct->rw_bytes += b->p[i].c.acct.rw_bytes;
+		acct->rw_direct_bytes += b->p[i].c.acct.rw_direct_bytes;
 	}
 	for (i = 0; i < b->n; i++) {
 		if (b->p[i].rc != 0) {
@@ -232,7 +233,7 @@ bounce_ready(struct xt_copy *c, const struct xt_range *r)
 	unsigned int nb = 1, max = xt_par_pieces();
 
 	while (r->len > XT_CHUNK && nb < max && nb < XT_PAR_PIECES &&
-	       (c->bounce[nb] != NULL || (c->bounce[nb] = malloc(XT_BOUNCE_LEN)) != NULL)) {
+	       (c->bounce[nb] != NULL || (c->bounce[nb] = xt_bounce_new()) != NULL)) {
 		nb++;
 	}
 	return nb;

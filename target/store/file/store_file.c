@@ -51,8 +51,8 @@ file_check(const char *cfgstring, char *why, size_t whylen)
  * The LU's READ and WRITE go O_DIRECT where they can (dio=auto): the kernel
  * moves the bytes between the TCMU data area and the medium, with no copy
  * from user memory into the page cache (the cost of a buffered WRITE; docs/
- * HISTORY.md, "Where a WRITE's time goes"). A second descriptor, so copies
- * (clone, copy_file_range, read/write) keep the page cache; the kernel keeps
+ * HISTORY.md, "Where a WRITE's time goes"). A second descriptor, so small
+ * I/O and copy_file_range keep the page cache; the kernel keeps
  * the two coherent on one inode (a direct write invalidates cached pages, a
  * direct read writes dirty ones back first). The alignment the file's
  * filesystem or device asks (statx STATX_DIOALIGN, else its block size);
@@ -90,6 +90,29 @@ file_open_direct(struct xt_lu *lu, struct xt_file *f)
 	}
 }
 
+/*
+ * Filesystems whose copy_file_range the server does (NFS 4.2 COPY, SMB
+ * server-side copy, Ceph object copies, FUSE servers that implement it): no
+ * byte crosses this host. Elsewhere the kernel's copy_file_range without a
+ * reflink moves each byte through the page cache (file_copy.c prefers the
+ * direct read/write loop there).
+ */
+static bool
+fs_copies_server_side(long type)
+{
+	static const long types[] = { 0x6969 /* NFS */, 0xFE534D42 /* SMB2 */,
+				      0xFF534D42 /* CIFS */, 0x00C36400 /* Ceph */,
+				      0x65735546 /* FUSE */ };
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if ((unsigned long)type == (unsigned long)types[i]) {
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Opens cfg.path read-write; *size: its bytes (lu_open.c checks the geometry). */
 static int
 file_open(struct xt_lu *lu, uint64_t *size)
@@ -120,7 +143,12 @@ file_open(struct xt_lu *lu, uint64_t *size)
 	}
 	f->st_dev = st.st_dev;
 	f->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
-	f->fs_block = fstatfs(f->fd, &sfs) == 0 && sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+	if (fstatfs(f->fd, &sfs) == 0) {
+		f->fs_block = sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
+		f->cfr_server = fs_copies_server_side((long)sfs.f_type);
+	} else {
+		f->fs_block = 4096;
+	}
 	file_open_direct(lu, f);
 	return 0;
 }
@@ -169,7 +197,7 @@ file_size(struct xt_lu *lu, uint64_t *bytes)
 /*
  * Can io go O_DIRECT: an initiator's READ or WRITE that dio= sends so, every
  * buffer, the offset and the length aligned as the file asks? dio=auto sends
- * WRITEs of XT_DIO_MIN_WRITE bytes or more: measured in the lab (tests/
+ * WRITEs of XT_DIO_MIN bytes or more: measured in the lab (tests/
  * bench/README.md, "O_DIRECT"), a 1 MiB WRITE gains by not copying from
  * user memory, while a 4 KiB WRITE pays more for the direct I/O's fixed
  * cost than the copy saves, and a READ loses the page cache's hits.
@@ -179,7 +207,7 @@ file_io_direct(const struct xt_lu *lu, const struct xt_file *f, const struct xt_
 {
 	size_t i;
 
-	if (lu->cfg.dio == XT_DIO_AUTO && (!io->wr || io->len < XT_DIO_MIN_WRITE)) {
+	if (lu->cfg.dio == XT_DIO_AUTO && (!io->wr || io->len < XT_DIO_MIN)) {
 		return false;
 	}
 	if (f->dfd < 0 || !io->own || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {
