@@ -60,7 +60,7 @@ enum xt_cfr { XT_CFR_AUTO, XT_CFR_NEVER };
 enum xt_xcopy { XT_XCOPY_ENGINE, XT_XCOPY_CORE };
 /* dio=: which READ/WRITE of initiators the file store sends O_DIRECT (store_file.c) */
 enum xt_dio { XT_DIO_AUTO, XT_DIO_ALWAYS, XT_DIO_NEVER };
-/* dio=auto: WRITEs and copies of at least this many bytes (smaller ones and READs: the page cache) */
+/* dio=auto: READs, WRITEs and copies of at least this many bytes (smaller ones: the page cache) */
 #define XT_DIO_MIN (128u << 10)
 
 /* fault=KIND:N (fault.c): fail the Nth backend read/write of the copy manager */

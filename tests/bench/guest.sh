@@ -670,6 +670,7 @@ warm_store nr
 if want rows; then
 	path lio fileio nr ""
 	path cfr user nr ""
+	path cfr-pc user nr "?dio=never"
 	path rw user nr "?clone=never&cfr=never"
 	path rw-pc user nr "?clone=never&cfr=never&dio=never"
 	path host fileio nr "" dd

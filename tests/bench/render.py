@@ -34,7 +34,8 @@ GOAL_STORE_LIMIT = 1.2      # non-reflink copy vs the store's own copy_file_rang
 
 LABELS = {
     "clone": "user:xcopy, reflink XFS (clone)",
-    "cfr": "user:xcopy, XFS no reflink (copy_file_range)",
+    "cfr": "user:xcopy default, XFS no reflink (auto: the direct read/write loop on a local fs)",
+    "cfr-pc": "user:xcopy, copy_file_range (dio=never)",
     "rw": "user:xcopy, read/write forced (clone=never&cfr=never; O_DIRECT, dio=auto)",
     "rw-pc": "user:xcopy, read/write through the page cache (the same, dio=never)",
     "lio": "LIO fileio, in-kernel XCOPY",
@@ -42,7 +43,7 @@ LABELS = {
     "host-dd": "host read/write copy (dd O_DIRECT, tcm_loop)",
     "host-no-offload": "host read/write copy (libxcopy no-offload, iSCSI)",
 }
-ORDER = ["clone", "cfr", "rw", "rw-pc", "lio", "core", "host-dd", "host-no-offload"]
+ORDER = ["clone", "cfr", "cfr-pc", "rw", "rw-pc", "lio", "core", "host-dd", "host-no-offload"]
 
 
 def kv(path):

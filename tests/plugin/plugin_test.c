@@ -268,8 +268,8 @@ test_io_concurrent(void)
 
 /*
  * The file store's O_DIRECT (store_file.c: file_io, dio=): dio=auto sends
- * aligned WRITEs of XT_DIO_MIN bytes or more direct, READs and smaller
- * WRITEs through the page cache; dio=always every aligned READ and WRITE;
+ * aligned READs and WRITEs of XT_DIO_MIN bytes or more direct, smaller ones
+ * through the page cache; dio=always every aligned READ and WRITE;
  * dio=never none. The two paths see each other's bytes. Counted by the LU's
  * io_direct_bytes / io_buffered_bytes.
  */
@@ -315,7 +315,7 @@ test_io_direct(void)
 	close(fd);
 	CHECK(posix_memalign((void **)&w, 4096, DIO_LEN + 4096) == 0);
 	CHECK(posix_memalign((void **)&r, 4096, DIO_LEN + 4096) == 0);
-	/* dio=auto (lu_a): the large WRITE direct, its READ and a 64 KiB WRITE buffered */
+	/* dio=auto (lu_a): the large WRITE and READ direct, a 64 KiB WRITE buffered */
 	d0 = stat_of("lu_a", "io_direct_bytes");
 	b0 = stat_of("lu_a", "io_buffered_bytes");
 	dio_fill(w, DIO_LEN, 3);
@@ -323,8 +323,8 @@ test_io_direct(void)
 	CHECK(dio_rw(&g_a, false, r, DIO_LEN, 2 * DIO_LEN));
 	CHECK(memcmp(r, w, DIO_LEN) == 0);
 	CHECK(dio_rw(&g_a, true, w, 64u << 10, 3 * DIO_LEN));
-	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == DIO_LEN);
-	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == DIO_LEN + (64u << 10));
+	CHECK(stat_of("lu_a", "io_direct_bytes") - d0 == 2 * DIO_LEN);
+	CHECK(stat_of("lu_a", "io_buffered_bytes") - b0 == (64u << 10));
 	CHECK(pread(backing_fd("a.img"), r, DIO_LEN, 2 * DIO_LEN) == DIO_LEN);
 	CHECK(memcmp(r, w, DIO_LEN) == 0);   /* the file holds the direct WRITE's bytes */
 	/* dio=always: aligned READ and WRITE direct */

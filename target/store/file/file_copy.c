@@ -86,12 +86,13 @@ rw_direct_ok(const struct xt_range *r, uint64_t so, uint64_t doff, uint64_t len,
  * clone=never): measured in the lab, 1 GiB without reflink on XFS 7.3 s
  * direct vs 19.5-22.8 s copy_file_range (tests/bench/README.md, "Copies
  * without reflink"), and the copy leaves the page cache to the LU's readers.
- * No where either side's filesystem copies server-side.
+ * Not where either side's filesystem copies server-side or is tmpfs
+ * (store_file.c fs_cfr_first).
  */
 static bool
 direct_first(const struct xt_range *r, const uint8_t *bounce)
 {
-	return !xt_file(r->src)->cfr_server && !xt_file(r->dst)->cfr_server &&
+	return !xt_file(r->src)->cfr_first && !xt_file(r->dst)->cfr_first &&
 	       rw_direct_ok(r, r->soff, r->doff, r->len, bounce);
 }
 

@@ -91,20 +91,25 @@ file_open_direct(struct xt_lu *lu, struct xt_file *f)
 }
 
 /*
- * Filesystems whose copy_file_range the server does (NFS 4.2 COPY, SMB
- * server-side copy, Ceph object copies, FUSE servers that implement it): no
- * byte crosses this host. Elsewhere the kernel's copy_file_range without a
- * reflink moves each byte through the page cache (file_copy.c prefers the
- * direct read/write loop there).
+ * Does copy_file_range go before the direct read/write loop on this file
+ * (file_copy.c direct_first)? On filesystems whose server does it (NFS 4.2
+ * COPY, SMB server-side copy, Ceph object copies, FUSE servers that
+ * implement it: no byte crosses this host) and in memory (tmpfs: O_DIRECT
+ * there is two memory copies where splicing is one). Elsewhere, without a
+ * reflink, the kernel's copy_file_range moves each byte through the page
+ * cache, and a block device takes no copy_file_range.
  */
 static bool
-fs_copies_server_side(long type)
+fs_cfr_first(const struct stat *st, long type)
 {
 	static const long types[] = { 0x6969 /* NFS */, 0xFE534D42 /* SMB2 */,
 				      0xFF534D42 /* CIFS */, 0x00C36400 /* Ceph */,
-				      0x65735546 /* FUSE */ };
+				      0x65735546 /* FUSE */, 0x01021994 /* tmpfs */ };
 	size_t i;
 
+	if (S_ISBLK(st->st_mode)) {
+		return false;   /* fstatfs names the /dev filesystem, not the device's */
+	}
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		if ((unsigned long)type == (unsigned long)types[i]) {
 			return true;
@@ -145,7 +150,7 @@ file_open(struct xt_lu *lu, uint64_t *size)
 	f->st_ino = S_ISBLK(st.st_mode) ? (ino_t)st.st_rdev : st.st_ino;
 	if (fstatfs(f->fd, &sfs) == 0) {
 		f->fs_block = sfs.f_bsize > 0 ? (uint32_t)sfs.f_bsize : 4096;
-		f->cfr_server = fs_copies_server_side((long)sfs.f_type);
+		f->cfr_first = fs_cfr_first(&st, (long)sfs.f_type);
 	} else {
 		f->fs_block = 4096;
 	}
@@ -197,17 +202,18 @@ file_size(struct xt_lu *lu, uint64_t *bytes)
 /*
  * Can io go O_DIRECT: an initiator's READ or WRITE that dio= sends so, every
  * buffer, the offset and the length aligned as the file asks? dio=auto sends
- * WRITEs of XT_DIO_MIN bytes or more: measured in the lab (tests/
- * bench/README.md, "O_DIRECT"), a 1 MiB WRITE gains by not copying from
- * user memory, while a 4 KiB WRITE pays more for the direct I/O's fixed
- * cost than the copy saves, and a READ loses the page cache's hits.
+ * READs and WRITEs of XT_DIO_MIN bytes or more: measured in the lab (tests/
+ * bench/README.md, "O_DIRECT"), a 1 MiB READ or WRITE gains by not copying
+ * between user memory and the page cache, while a 4 KiB one pays more for
+ * the direct I/O's fixed cost than the copy saves (and a 4 KiB READ loses
+ * the page cache's hits).
  */
 static bool
 file_io_direct(const struct xt_lu *lu, const struct xt_file *f, const struct xt_io *io)
 {
 	size_t i;
 
-	if (lu->cfg.dio == XT_DIO_AUTO && (!io->wr || io->len < XT_DIO_MIN)) {
+	if (lu->cfg.dio == XT_DIO_AUTO && io->len < XT_DIO_MIN) {
 		return false;
 	}
 	if (f->dfd < 0 || !io->own || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {

@@ -38,7 +38,7 @@ struct xt_file {
 	dev_t st_dev;                     /* device and inode (block device: its rdev): */
 	ino_t st_ino;                     /* ... same-file and same-fs checks */
 	uint32_t fs_block;                /* clone alignment of the file's filesystem */
-	bool cfr_server;                  /* its filesystem copies server-side (NFS, SMB, Ceph) */
+	bool cfr_first;                   /* copy_file_range before direct read/write (file_copy.c) */
 };
 
 static inline struct xt_file *
