@@ -297,22 +297,33 @@ dio_rw(struct tcmu_device *d, bool wr, uint8_t *buf, size_t len, off_t off)
 		   : g_handler->read(d, &cmd, iov, 2, len, off)) == TCMU_STS_OK;
 }
 
-static void
-test_io_direct(void)
+/* Does the test directory take O_DIRECT? Else say the test is skipped. */
+static bool
+direct_ok(const char *test)
 {
-	uint64_t d0, b0;
-	uint8_t *w = NULL, *r = NULL;
-	struct tcmu_device nd;
 	char p[512];
 	int fd;
 
 	path_of(p, sizeof(p), "a.img");
 	fd = open(p, O_RDONLY | O_DIRECT);
 	if (fd < 0) {
-		printf("SKIP io_direct: no O_DIRECT on %s\n", g_tmp);
-		return;
+		printf("SKIP %s: no O_DIRECT on %s\n", test, g_tmp);
+		return false;
 	}
 	close(fd);
+	return true;
+}
+
+static void
+test_io_direct(void)
+{
+	uint64_t d0, b0;
+	uint8_t *w = NULL, *r = NULL;
+	struct tcmu_device nd;
+
+	if (!direct_ok("io_direct")) {
+		return;
+	}
 	CHECK(posix_memalign((void **)&w, 4096, DIO_LEN + 4096) == 0);
 	CHECK(posix_memalign((void **)&r, 4096, DIO_LEN + 4096) == 0);
 	/* dio=auto (lu_a): the large WRITE and READ direct, a 64 KiB WRITE buffered */
@@ -378,16 +389,10 @@ test_copy_direct(void)
 	uint8_t sense[32], buf[4096];
 	struct tcmu_device nd;
 	uint64_t d0, r0;
-	char p[512];
-	int fd;
 
-	path_of(p, sizeof(p), "b.img");
-	fd = open(p, O_RDONLY | O_DIRECT);
-	if (fd < 0) {
-		printf("SKIP copy_direct: no O_DIRECT on %s\n", g_tmp);
+	if (!direct_ok("copy_direct")) {
 		return;
 	}
-	close(fd);
 	/* 2 MiB a -> b: direct */
 	fill_pattern("a.img", 0, 4096 * BS, 0x21);
 	d0 = stat_of("lu_b", "rw_direct_bytes");
