@@ -10,7 +10,7 @@
 # BENCH_TIMEOUT (s, default 1800), BENCH_PROFILE=0 (skip the perf profile),
 # BENCH_RUN_OPTS (extra tests/lab/run options), BENCH_PHASES (default: all
 # but rbd and rbdio; newfile boots trixie-backports' kernel), BENCH_NEWFILE_SIZE (1G),
-# BENCH_IO_SIZE (256M), BENCH_IO_SECS (5), BENCH_IO_RAMP (1), BENCH_IO_TARGETS
+# BENCH_IO_SIZE (256M), BENCH_IO_SECS (5), BENCH_IO_RAMP (1), BENCH_IO_ROUNDS (1), BENCH_IO_TARGETS
 # (phase io: fio on user:xcopy, the null store, LIO fileio/iblock, the file),
 # BENCH_RBDIO_TARGETS (phase rbdio, not in the default set: the same fio rows
 # on RBD: user:xcopy, handler_rbd, librbd), BENCH_XT_SIZE (1G) and BENCH_XT_ROUNDS
@@ -30,6 +30,7 @@ BENCH_NEWFILE_SIZE ?= 1G
 BENCH_IO_SIZE ?= 256M
 BENCH_IO_SECS ?= 5
 BENCH_IO_RAMP ?= 1
+BENCH_IO_ROUNDS ?= 1
 BENCH_IO_TARGETS ?= xcopy null fileio fileio-wt iblock limit
 # phase rbdio (the LU as a disk on RBD, tests/bench/guest_rbdio.sh): its targets
 BENCH_RBDIO_TARGETS ?= xcopy-rbd handler-rbd librbd
@@ -56,6 +57,7 @@ bench: deps bench-tools
 		BENCH_TIMEOUT=$(BENCH_TIMEOUT) BENCH_PROFILE=$(BENCH_PROFILE) \
 		BENCH_PHASES="$(BENCH_PHASES)" BENCH_NEWFILE_SIZE=$(BENCH_NEWFILE_SIZE) \
 		BENCH_IO_SIZE=$(BENCH_IO_SIZE) BENCH_IO_SECS=$(BENCH_IO_SECS) BENCH_IO_RAMP=$(BENCH_IO_RAMP) \
+		BENCH_IO_ROUNDS=$(BENCH_IO_ROUNDS) \
 		BENCH_IO_TARGETS="$(BENCH_IO_TARGETS)" BENCH_RBDIO_TARGETS="$(BENCH_RBDIO_TARGETS)" \
 		BENCH_XT_SIZE=$(BENCH_XT_SIZE) BENCH_XT_ROUNDS=$(BENCH_XT_ROUNDS) \
 		BENCH_RUN_OPTS="$(BENCH_RUN_OPTS)" $(BENCH_DIR)/run

@@ -26,6 +26,7 @@
 IO_SIZE=$(lab_size_bytes "${BENCH_IO_SIZE:-256M}")
 IO_SECS=${BENCH_IO_SECS:-5}
 IO_RAMP=${BENCH_IO_RAMP:-1}
+IO_ROUNDS=${BENCH_IO_ROUNDS:-1}   # > 1: all targets at once, taking turns row by row (io_rounds)
 IO_TARGETS=${BENCH_IO_TARGETS:-xcopy null fileio fileio-wt iblock limit}
 IO_TUNED="hw_max_sectors=8192,max_data_area_mb=256"
 IO_KDEF="hw_max_sectors=128,max_data_area_mb=1024"
@@ -133,9 +134,11 @@ io_row() {
 	tail -1 "$OUT/$csv" >&2
 }
 
-# io_target TARGET: its LU (none for limit), every row, then gone
-io_target() {
-	local t=$1 file=$W/io/$1.img so='' dev='' loopdev='' spec extra=''
+# io_setup TARGET: its backing file and LU (none for limit), exported;
+# IO_DEV[TARGET]: the disk fio runs on, IO_LOOP[TARGET]: iblock's loop device
+declare -gA IO_DEV=() IO_LOOP=()
+io_setup() {
+	local t=$1 file=$W/io/$1.img so='' dev='' loopdev='' extra=''
 	log "io: $t"
 	case "$t" in
 	null | null-tuned | null-kdef) ;;
@@ -158,7 +161,7 @@ io_target() {
 		so=$(io_iblock "io${t//-/}" "$loopdev")
 		;;
 	limit) dev=$file ;;
-	*) log "io: unknown target $t"; return 0 ;;
+	*) log "io: unknown target $t"; return 1 ;;
 	esac
 	if [ -n "$so" ]; then
 		read -r dev _ <<<"$(lab_loop_export "$so")"
@@ -167,11 +170,43 @@ io_target() {
 		sg_turs "$dev" >/dev/null 2>&1 || true
 	fi
 	io_facts "$t" "$so" "$dev"
-	for spec in $IO_ROWS; do io_row "$t" "$dev" "$spec"; done
+	IO_DEV[$t]=$dev
+	IO_LOOP[$t]=$loopdev
+}
+
+# io_gone: every target's LU, loop device and backing file gone
+io_gone() {
+	local t
 	lab_teardown >/dev/null
-	[ -z "$loopdev" ] || losetup -d "$loopdev"
-	rm -f "$file"
+	for t in "${!IO_LOOP[@]}"; do [ -z "${IO_LOOP[$t]}" ] || losetup -d "${IO_LOOP[$t]}"; done
+	rm -f "$W"/io/*.img
+	IO_DEV=() IO_LOOP=()
 	fresh
+}
+
+# io_target TARGET: its LU, every row, then gone
+io_target() {
+	local spec
+	io_setup "$1" || return 0
+	for spec in $IO_ROWS; do io_row "$1" "${IO_DEV[$1]}" "$spec"; done
+	io_gone
+}
+
+# io_rounds N: every target set up at once, then N rounds in which the
+# targets take turns row by row (a row's figures measured close together in
+# time on every target; render_io.py takes each row's median round)
+io_rounds() {
+	local n=$1 i spec t
+	for t in $IO_TARGETS; do io_setup "$t" || true; done
+	for ((i = 1; i <= n; i++)); do
+		log "io: round $i of $n"
+		for spec in $IO_ROWS; do
+			for t in $IO_TARGETS; do
+				[ -z "${IO_DEV[$t]:-}" ] || io_row "$t" "${IO_DEV[$t]}" "$spec"
+			done
+		done
+	done
+	io_gone
 }
 
 iophase() {
@@ -183,10 +218,15 @@ iophase() {
 		echo "io_size $IO_SIZE"
 		echo "io_secs $IO_SECS"
 		echo "io_ramp $IO_RAMP"
+		echo "io_rounds $IO_ROUNDS"
 		echo "fio $(fio --version)"
 		echo "tcmu_global_max_data_area_mb $(cat /sys/module/target_core_user/parameters/global_max_data_area_mb 2>/dev/null)"
 	} >>"$OUT/guest.txt"
 	mkstore io 0   # mounted at $W/io
-	for t in $IO_TARGETS; do io_target "$t"; done
+	if [ "$IO_ROUNDS" -gt 1 ]; then
+		io_rounds "$IO_ROUNDS"
+	else
+		for t in $IO_TARGETS; do io_target "$t"; done
+	fi
 	rmstore io
 }
