@@ -25,12 +25,12 @@ import subprocess
 import sys
 
 PATHS = [("clone", "user:xcopy clone (reflink XFS)"),
-         ("cfr", "user:xcopy copy\\_file\\_range"),
+         ("cfr", "user:xcopy default (no reflink)"),
          ("rw", "user:xcopy read/write"),
          ("lio", "LIO fileio (kernel XCOPY)"),
          ("core", "tcmu-runner core XCOPY"),
          ("host-dd", "host dd O\\_DIRECT")]
-LAT = [("cfr", "user:xcopy copy\\_file\\_range", "#1f77b4"),
+LAT = [("cfr", "user:xcopy default (no reflink)", "#1f77b4"),
        ("lio", "LIO fileio, kernel XCOPY", "#d62728"),
        ("clone", "user:xcopy clone", "#2ca02c")]
 NF_METHODS = [("cp", "plain cp"), ("preload", "cp + libxcopy-preload"), ("xcp", "xcp")]
