@@ -104,8 +104,9 @@ direct_first(const struct xt_range *r, const uint8_t *bounce)
  * the page cache coherent, as for the LU's direct WRITEs), else through the
  * page cache. A direct transfer the kernel refuses (EINVAL: an alignment
  * statx did not tell) is finished through the page cache from where it
- * stopped. res->done: the bytes moved (forward: the first ones; backward:
- * the last ones).
+ * stopped (not a backward copy whose write was refused: see below).
+ * res->done: the bytes moved (forward: the first ones; backward: the last
+ * ones). ops has no io hook (it could shorten a transfer off alignment).
  */
 static int
 rw_copy(const struct xt_range *r, uint64_t moved, const struct xos_copy_ops *ops,
@@ -119,7 +120,9 @@ rw_copy(const struct xt_range *r, uint64_t moved, const struct xos_copy_ops *ops
 	if (rw_direct_ok(r, r->soff + moved, r->doff + moved, len, ops->buf)) {
 		rc = xos_rw_loop(s->dfd, r->soff + moved, d->dfd, r->doff + moved, len, ops, res);
 		acct->rw_direct_bytes += res->done;
-		if (rc != -EINVAL) {
+		/* backward, a refused write may have put part of its chunk over
+		 * source bytes not yet read again: no second pass then */
+		if (rc != -EINVAL || (ops->backward && res->at_dst)) {
 			return rc;
 		}
 		first = res->done;

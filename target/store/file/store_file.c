@@ -57,15 +57,21 @@ file_check(const char *cfgstring, char *why, size_t whylen)
  * direct read writes dirty ones back first). The alignment the file's
  * filesystem or device asks (statx STATX_DIOALIGN, else its block size);
  * none where O_DIRECT cannot be opened (tmpfs before Linux 6.6) or with
- * dio=never.
+ * dio=never, nor on a block device with dio=auto: a block device does not
+ * serialize a buffered write of part of a page against a direct write
+ * beside it (XFS and ext4 do, by the inode's I/O lock), so the buffered
+ * write's page, read before the direct write landed, could be written back
+ * over it and undo blocks only the direct write wrote. dio=always there
+ * sends every aligned READ and WRITE direct (the plugin's WRITE SAME still
+ * goes through the page cache).
  */
 static void
-file_open_direct(struct xt_lu *lu, struct xt_file *f)
+file_open_direct(struct xt_lu *lu, struct xt_file *f, bool blockdev)
 {
 	struct statx sx;
 
 	f->dfd = -1;
-	if (lu->cfg.dio == XT_DIO_NEVER) {
+	if (lu->cfg.dio == XT_DIO_NEVER || (blockdev && lu->cfg.dio == XT_DIO_AUTO)) {
 		return;
 	}
 	f->dfd = open(lu->cfg.path, O_RDWR | O_CLOEXEC | O_DIRECT);
@@ -154,7 +160,7 @@ file_open(struct xt_lu *lu, uint64_t *size)
 	} else {
 		f->fs_block = 4096;
 	}
-	file_open_direct(lu, f);
+	file_open_direct(lu, f, S_ISBLK(st.st_mode));
 	return 0;
 }
 

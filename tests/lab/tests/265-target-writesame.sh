@@ -16,7 +16,8 @@
 #      device when GOOD arrives, and the pattern is on the medium (read from
 #      the loop device's image at the file's physical extents); WRITE SAME
 #      deallocation and UNMAP have written something (the log); on the WCE = 1
-#      LU the same pattern command leaves the device (nearly) untouched.
+#      LU (dio=never) the same pattern command and copy leave the device
+#      (nearly) untouched.
 set -euo pipefail
 HERE=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lab/lib.sh
@@ -47,7 +48,9 @@ lu_is() { cmp <(dd if="$1" bs=1M count="$3" iflag=direct status=none) <(head -c 
 wsec() { local s; read -r -a s <"/sys/block/${loopdev#/dev/}/stat"; echo "${s[6]}"; }
 
 truncate -s 64M "$st/x0.img" "$st/x1.img"
-x0=$(lab_user_create ws0 xcopy "$st/x0.img?clone=never&cfr=never&writeback=late" 64M)
+# ws0 dio=never: its copies through the page cache, which WCE = 1 may keep
+# (with dio=auto the read/write copy goes O_DIRECT: on the medium at GOOD)
+x0=$(lab_user_create ws0 xcopy "$st/x0.img?clone=never&cfr=never&writeback=late&dio=never" 64M)
 x1=$(lab_user_create ws1 xcopy "$st/x1.img?clone=never&cfr=never&writeback=late" 64M)
 echo 0 >"$x1/attrib/emulate_write_cache"
 f0=$(lab_fileio_create wsf "$st/f0.img" 64M)
