@@ -66,17 +66,11 @@ rw_direct_ok(const struct xt_range *r, uint64_t so, uint64_t doff, uint64_t len,
 	uint64_t off_al = s->dio_off > d->dio_off ? s->dio_off : d->dio_off;
 	uint64_t mem_al = s->dio_mem > d->dio_mem ? s->dio_mem : d->dio_mem;
 
-	if (s->dfd < 0 || d->dfd < 0 || r->src->cfg.dio == XT_DIO_NEVER ||
-	    r->dst->cfg.dio == XT_DIO_NEVER) {
-		return false;
-	}
-	if ((r->src->cfg.dio == XT_DIO_AUTO || r->dst->cfg.dio == XT_DIO_AUTO) &&
-	    len < XT_DIO_MIN) {
-		return false;
-	}
-	return buf != NULL && off_al != 0 && mem_al != 0 && (uintptr_t)buf % mem_al == 0 &&
-	       XT_BOUNCE_LEN % off_al == 0 && so % off_al == 0 && doff % off_al == 0 &&
-	       len % off_al == 0;
+	/* dfd < 0: no O_DIRECT here, dio=never among the reasons (store_file.c) */
+	return s->dfd >= 0 && d->dfd >= 0 && xt_dio_len_ok(r->src, len) &&
+	       xt_dio_len_ok(r->dst, len) && buf != NULL && off_al != 0 && mem_al != 0 &&
+	       (uintptr_t)buf % mem_al == 0 && XT_BOUNCE_LEN % off_al == 0 && so % off_al == 0 &&
+	       doff % off_al == 0 && len % off_al == 0;
 }
 
 /*

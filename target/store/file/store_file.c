@@ -219,10 +219,8 @@ file_io_direct(const struct xt_lu *lu, const struct xt_file *f, const struct xt_
 {
 	size_t i;
 
-	if (lu->cfg.dio == XT_DIO_AUTO && io->len < XT_DIO_MIN) {
-		return false;
-	}
-	if (f->dfd < 0 || !io->own || io->off % f->dio_off != 0 || io->len % f->dio_off != 0) {
+	if (!xt_dio_len_ok(lu, io->len) || f->dfd < 0 || !io->own || io->off % f->dio_off != 0 ||
+	    io->len % f->dio_off != 0) {
 		return false;
 	}
 	for (i = 0; i < io->cnt; i++) {

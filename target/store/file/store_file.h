@@ -47,6 +47,13 @@ xt_file(const struct xt_lu *lu)
 	return lu->priv;
 }
 
+/* Is len bytes enough for lu's dio= to send it O_DIRECT (auto: XT_DIO_MIN or more)? */
+static inline bool
+xt_dio_len_ok(const struct xt_lu *lu, uint64_t len)
+{
+	return lu->cfg.dio != XT_DIO_AUTO || len >= XT_DIO_MIN;
+}
+
 /*
  * Copy r between two open backing files (may be the same file and overlap:
  * memmove semantics) by c's policy (clone, cfr), counted in c->acct.
