@@ -383,64 +383,70 @@ test_io_direct(void)
  * the page cache stays coherent: dirty source pages are read, cached
  * destination pages see the copy.
  */
+/*
+ * One EXTENDED COPY of n blocks, src LBA slba to dst LBA dlba, sent to d
+ * (LU name): GOOD? *direct, *rw: its rw_direct_bytes and rw_bytes.
+ */
+static bool
+copy_counted(struct tcmu_device *d, const char *name, const char *src, const char *dst,
+	     uint32_t n, uint64_t slba, uint64_t dlba, uint64_t *direct, uint64_t *rw)
+{
+	uint64_t d0 = stat_of(name, "rw_direct_bytes"), r0 = stat_of(name, "rw_bytes");
+	uint8_t sense[96];   /* TCMU_SENSE_BUFFERSIZE: send_xcopy fills that much */
+	bool ok;
+
+	list_one(src, dst, n, slba, dlba, XCM_LIST_ID_NONE, 0);
+	ok = send_xcopy(d, 0, 0, sense) == TCMU_STS_OK;
+	*direct = stat_of(name, "rw_direct_bytes") - d0;
+	*rw = stat_of(name, "rw_bytes") - r0;
+	return ok;
+}
+
 static void
 test_copy_direct(void)
 {
-	uint8_t sense[32], buf[4096];
+	uint8_t buf[4096];
 	struct tcmu_device nd;
-	uint64_t d0, r0;
+	uint64_t dio, rw;
 
 	if (!direct_ok("copy_direct")) {
 		return;
 	}
 	/* 2 MiB a -> b: direct */
 	fill_pattern("a.img", 0, 4096 * BS, 0x21);
-	d0 = stat_of("lu_b", "rw_direct_bytes");
-	r0 = stat_of("lu_b", "rw_bytes");
-	list_one(SER_A, SER_B, 4096, 0, 2048, XCM_LIST_ID_NONE, 0);
-	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(copy_counted(&g_b, "lu_b", SER_A, SER_B, 4096, 0, 2048, &dio, &rw));
 	CHECK(same_bytes("a.img", 0, "b.img", 2048 * BS, 4096 * BS));
-	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 4096 * BS);
-	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 4096 * BS);
+	CHECK(dio == 4096 * BS);
+	CHECK(rw == 4096 * BS);
 	/* dirty source pages (written through the page cache, not synced) and
 	 * cached destination pages: the direct copy reads the first, the
 	 * destination's readers see its bytes */
 	fill_pattern("a.img", 64 * BS, 512 * BS, 0x5A);
 	CHECK(pread(backing_fd("b.img"), buf, sizeof(buf), 2048 * BS + 64 * BS) == sizeof(buf));
-	d0 = stat_of("lu_b", "rw_direct_bytes");
-	list_one(SER_A, SER_B, 1024, 0, 2048, XCM_LIST_ID_NONE, 0);
-	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(copy_counted(&g_b, "lu_b", SER_A, SER_B, 1024, 0, 2048, &dio, &rw));
 	CHECK(same_bytes("a.img", 0, "b.img", 2048 * BS, 1024 * BS));
-	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 1024 * BS);
+	CHECK(dio == 1024 * BS);
 	/* overlapping in one file, dst > src (backward), direct: memmove */
 	snapshot("b.img", "b.orig");
-	d0 = stat_of("lu_b", "rw_direct_bytes");
-	list_one(SER_B, SER_B, 4096, 2048, 2048 + 64, XCM_LIST_ID_NONE, 0);
-	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(copy_counted(&g_b, "lu_b", SER_B, SER_B, 4096, 2048, 2048 + 64, &dio, &rw));
 	CHECK(same_bytes("b.img", (2048 + 64) * BS, "b.orig", 2048 * BS, 4096 * BS));
 	CHECK(same_bytes("b.img", 0, "b.orig", 0, (2048 + 64) * BS));
-	CHECK(stat_of("lu_b", "rw_direct_bytes") - d0 == 4096 * BS);
+	CHECK(dio == 4096 * BS);
 	/* below XT_DIO_MIN: through the page cache */
 	fill_pattern("a.img", 0, 16 * BS, 0x33);
-	d0 = stat_of("lu_b", "rw_direct_bytes");
-	r0 = stat_of("lu_b", "rw_bytes");
-	list_one(SER_A, SER_B, 16, 0, 7, XCM_LIST_ID_NONE, 0);
-	CHECK(send_xcopy(&g_b, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(copy_counted(&g_b, "lu_b", SER_A, SER_B, 16, 0, 7, &dio, &rw));
 	CHECK(same_bytes("a.img", 0, "b.img", 7 * BS, 16 * BS));
-	CHECK(stat_of("lu_b", "rw_direct_bytes") == d0);
-	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 16 * BS);
+	CHECK(dio == 0);
+	CHECK(rw == 16 * BS);
 	/* lu_b again with dio=never: 2 MiB through the page cache */
 	g_handler->close(&g_b);
 	dev_setup(&nd, 1, 2, "lu_b", "b.img", "?clone=never&cfr=never&dio=never", SER_B);
 	CHECK(g_handler->open(&nd, false) == 0);
 	fill_pattern("a.img", 0, 4096 * BS, 0x47);
-	d0 = stat_of("lu_b", "rw_direct_bytes");
-	r0 = stat_of("lu_b", "rw_bytes");
-	list_one(SER_A, SER_B, 4096, 0, 0, XCM_LIST_ID_NONE, 0);
-	CHECK(send_xcopy(&nd, 0, 0, sense) == TCMU_STS_OK);
+	CHECK(copy_counted(&nd, "lu_b", SER_A, SER_B, 4096, 0, 0, &dio, &rw));
 	CHECK(same_bytes("a.img", 0, "b.img", 0, 4096 * BS));
-	CHECK(stat_of("lu_b", "rw_bytes") - r0 == 4096 * BS);
-	CHECK(stat_of("lu_b", "rw_direct_bytes") == d0);
+	CHECK(rw == 4096 * BS);
+	CHECK(dio == 0);
 	g_handler->close(&nd);
 	CHECK(g_handler->open(&g_b, false) == 0);
 }
