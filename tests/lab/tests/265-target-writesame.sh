@@ -11,8 +11,9 @@
 #      printed and recorded in BUILD/lab/265-writesame.txt, not judged.
 #   2. with the periodic writeback off (vm.dirty_writeback_centisecs = 0), on
 #      an LU with WCE = 0: WRITE SAME with UNMAP (pattern, 8 MiB) and EXTENDED
-#      COPY (8 MiB; clone=never&cfr=never: XFS's copy_file_range would share
-#      the extents, writing no data; writeback=late: no write-behind) have written at least their bytes to the loop
+#      COPY (8 MiB, sg_xcopy and ddpt -x; clone=never&cfr=never: XFS's copy_file_range would share
+#      the extents, writing no data; writeback=late: no write-behind; dio=auto:
+#      the O_DIRECT read/write loop, counted) have written at least their bytes to the loop
 #      device when GOOD arrives, and the pattern is on the medium (read from
 #      the loop device's image at the file's physical extents); WRITE SAME
 #      deallocation and UNMAP have written something (the log); on the WCE = 1
@@ -160,6 +161,14 @@ lab_check "WCE = 1: the same command left it to SYNCHRONIZE CACHE (< 1024 sector
 measure "WCE = 0, EXTENDED COPY 8 MiB inside the LU" sg_xcopy if="$sg1" of="$sg1" bs=512 bpt=16384 skip=0 seek=32768 count=16384
 lab_check "WCE = 0: EXTENDED COPY wrote >= 16384 sectors before GOOD ($d)" test "$d" -ge 16384
 lab_check "... the copy reads back" cmp <(dd if="$sd1" bs=1M skip=16 count=8 iflag=direct status=none) "$W/p8"
+rd=$(xt_stat ws1 rw_direct_bytes)
+lab_check "... through the O_DIRECT read/write loop (rw_direct_bytes $rd >= 8 MiB)" test "$rd" -ge $((8 * MB))
+# the same path driven by another client (ddpt splits at RCR's segment limits)
+measure "WCE = 0, ddpt -x 8 MiB inside the LU" ddpt -x if="$sg1" of="$sg1" bs=512 skip=0 seek=16384 count=16384
+lab_check "WCE = 0: ddpt's EXTENDED COPY wrote >= 16384 sectors before GOOD ($d)" test "$d" -ge 16384
+lab_check "... it reads back" cmp <(dd if="$sd1" bs=1M skip=8 count=8 iflag=direct status=none) "$W/p8"
+lab_check "... through the O_DIRECT loop too (rw_direct_bytes +$(($(xt_stat ws1 rw_direct_bytes) - rd)))" \
+	test $(($(xt_stat ws1 rw_direct_bytes) - rd)) -ge $((8 * MB))
 measure "WCE = 1, EXTENDED COPY 8 MiB inside the LU" sg_xcopy if="$sg0" of="$sg0" bs=512 bpt=16384 skip=0 seek=32768 count=16384
 lab_check "WCE = 1: the copy left it to SYNCHRONIZE CACHE (< 1024 sectors: $d)" test "$d" -lt 1024
 sync
