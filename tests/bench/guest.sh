@@ -110,11 +110,13 @@ BSIZE=$MAXB             # LU B: cross-LU destination at 0
 # --- stores: XFS on a loop device over a RAM image (not lab_xfs_store: they
 # --- must survive lab_teardown between rows) -------------------------------
 declare -A STORE_DEV STORE_IMG
-mkstore() {   # NAME REFLINK(0|1) -> mounted at $W/NAME
-	local name=$1 rl=$2 img dev
-	img=$W/$name.xfs.img
-	truncate -s $((2 * ASIZE + 2 * BSIZE + (512 << 20))) "$img"
-	dev=$(losetup -f --show "$img")
+mkstore() {   # NAME REFLINK(0|1) [DEVICE] -> mounted at $W/NAME (on DEVICE, else a loop device over guest RAM)
+	local name=$1 rl=$2 img='' dev=${3:-}
+	if [ -z "$dev" ]; then
+		img=$W/$name.xfs.img
+		truncate -s $((2 * ASIZE + 2 * BSIZE + (512 << 20))) "$img"
+		dev=$(losetup -f --show "$img")
+	fi
 	mkfs.xfs -q -f -m reflink="$rl" "$dev" >&2
 	mkdir -p "$W/$name"
 	mount -t xfs "$dev" "$W/$name"
@@ -126,7 +128,7 @@ mkstore() {   # NAME REFLINK(0|1) -> mounted at $W/NAME
 rmstore() {
 	local name=$1
 	umount "$W/$name" 2>/dev/null || true
-	losetup -d "${STORE_DEV[$name]}" 2>/dev/null || true
+	[ -z "${STORE_IMG[$name]}" ] || losetup -d "${STORE_DEV[$name]}" 2>/dev/null || true
 	rm -f "${STORE_IMG[$name]}"
 	unset "STORE_DEV[$name]" "STORE_IMG[$name]"
 }

@@ -222,7 +222,15 @@ iophase() {
 		echo "fio $(fio --version)"
 		echo "tcmu_global_max_data_area_mb $(cat /sys/module/target_core_user/parameters/global_max_data_area_mb 2>/dev/null)"
 	} >>"$OUT/guest.txt"
-	mkstore io 0   # mounted at $W/io
+	if [ "${BENCH_IO_DISK:-0}" = 1 ]; then
+		# the raw virtio-blk disk of tests/lab/run --disk: QEMU's threads
+		# move the medium's bytes, not the guest's vCPUs as a loop device
+		# over guest RAM does
+		mkstore io 0 "$(lab_disk)"
+		echo "io_store on a virtio-blk disk ($(lab_disk))" >>"$OUT/guest.txt"
+	else
+		mkstore io 0   # mounted at $W/io
+	fi
 	if [ "$IO_ROUNDS" -gt 1 ]; then
 		io_rounds "$IO_ROUNDS"
 	else

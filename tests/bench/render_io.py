@@ -84,7 +84,7 @@ def io_lines(raw, guest):
           f"{guest.get('fio', '')} with direct I/O (libaio) on each LU's tcm_loop disk, "
           f"{int(guest.get('io_size', 0)) >> 20} MiB region, {guest.get('io_secs', '?')} s per row after "
           f"a {guest.get('io_ramp', '?')} s ramp; every target on its own backing file (pseudo-random "
-          f"data) on one XFS store in guest RAM, {how}. 1 MiB rows in MB/s (10^6 B/s), "
+          f"data) on one XFS store {guest.get('io_store', 'in guest RAM')}, {how}. 1 MiB rows in MB/s (10^6 B/s), "
           "4 KiB rows in IOPS (reads + writes; mix = 70 % reads). ×fileio = this / LIO fileio's; "
           "×floor = user:xcopy / the TCMU floor (the same LU on the null store: READ returns zeros, "
           "WRITE discards).", "",

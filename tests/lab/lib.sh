@@ -300,6 +300,24 @@ lab_xfs_store() {
 	echo "$dir"
 }
 
+# lab_disk : the raw virtio-blk disk tests/lab/run --disk gave the guest
+#   (serial "labdisk"; QEMU's I/O threads move its bytes on the host, not the
+#   guest's vCPUs). Prints its /dev path; fails when the run has none.
+lab_disk() {
+	local i f
+	modprobe virtio_blk 2>/dev/null || true
+	for i in $(seq 50); do
+		for f in /sys/block/vd*/serial; do
+			[ -r "$f" ] && [ "$(cat "$f")" = labdisk ] || continue
+			f=${f%/serial}
+			echo "/dev/${f##*/}"
+			return 0
+		done
+		sleep 0.2
+	done
+	lab_err "no lab disk (tests/lab/run --disk SIZE)"
+}
+
 # --- system D-Bus and tcmu-runner restarts -------------------------------------
 
 # lab_dbus_start : a system bus (dbus-daemon --system, Debian's system.conf and
