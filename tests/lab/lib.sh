@@ -300,6 +300,18 @@ lab_xfs_store() {
 	echo "$dir"
 }
 
+# lab_blockdev SIZE : a loop device over an image of SIZE in the guest's
+#   tmpfs, detached and removed at teardown. Prints the device.
+lab_blockdev() {
+	local img dev
+	mkdir -p "$LAB_STATE/stores" || return 1
+	img=$(mktemp /tmp/lab-bdev.XXXXXX.img) || return 1
+	truncate -s "$(lab_size_bytes "$1")" "$img" || return 1
+	dev=$(losetup -f --show "$img") || lab_err "losetup failed" || return 1
+	printf '%s\t%s\t%s\n' - "$dev" "$img" >>"$LAB_STATE/stores/list"
+	echo "$dev"
+}
+
 # lab_disk : the raw virtio-blk disk tests/lab/run --disk gave the guest
 #   (serial "labdisk"; QEMU's I/O threads move its bytes on the host, not the
 #   guest's vCPUs). Prints its /dev path; fails when the run has none.
@@ -308,10 +320,11 @@ lab_disk() {
 	modprobe virtio_blk 2>/dev/null || true
 	for i in $(seq 50); do
 		for f in /sys/block/vd*/serial; do
-			[ -r "$f" ] && [ "$(cat "$f")" = labdisk ] || continue
-			f=${f%/serial}
-			echo "/dev/${f##*/}"
-			return 0
+			if [ -r "$f" ] && [ "$(cat "$f")" = labdisk ]; then
+				f=${f%/serial}
+				echo "/dev/${f##*/}"
+				return 0
+			fi
 		done
 		sleep 0.2
 	done
@@ -435,7 +448,7 @@ lab_teardown() {
 	lab__rmdirs "$LAB_CFS"/core/*_*
 	if [ -f "$LAB_STATE/stores/list" ]; then
 		while IFS=$'\t' read -r d dev img; do
-			umount "$d" 2>/dev/null || { lab_msg "lab: teardown: cannot unmount $d"; rc=1; }
+			[ "$d" = - ] || umount "$d" 2>/dev/null || { lab_msg "lab: teardown: cannot unmount $d"; rc=1; }
 			losetup -d "$dev" 2>/dev/null
 			rm -f "$img"
 		done <"$LAB_STATE/stores/list"
