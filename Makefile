@@ -30,6 +30,10 @@ CC ?= gcc
 AR ?= ar
 PKG_CONFIG ?= pkg-config
 FUZZ_SECONDS ?= 30
+# make jobs of the compile-only steps of make check/test (build-all,
+# build-tests, the fuzzers' build, the package build): the stages run one
+# after another, and a serial compile left one of the CI's two cores idle
+JOBS ?= $(shell nproc)
 # The one source of the version: the first entry of debian/changelog.
 VERSION := $(shell head -1 $(TOP)/debian/changelog | cut -d'(' -f2 | cut -d')' -f1 | cut -d- -f1)
 
@@ -132,6 +136,12 @@ include $(TOP)/tests/tests.mk
 LAB_DEPS += $(ALL_TARGETS)
 -include $(TOP)/tests/lab/lab.mk
 -include $(TOP)/tests/bench/bench.mk
+# What the test stages of make check link (the sanitizer builds of the unit
+# tests and of the plugin, the plugin test harness), compiled in one parallel
+# stage before them: test-unit and test-plugin then compile nothing.
+.PHONY: build-tests
+build-tests: $(UT_BIN) $(PLUGIN_TEST_BIN) $(HANDLER_SAN_SO)
+
 ifneq ($(wildcard $(TOP)/tests/lab/lab.mk),)
 TEST_TARGETS += test-lab-main test-lab-side test-lab-newkernel
 endif
@@ -155,7 +165,7 @@ deps:
 # and the boot of the new kernel (their output is printed when they are done, in
 # $(BUILD)/test-side.log meanwhile). Every stage prints its wall time, and
 # make test ends with all of them on one line and the total.
-CHECK_STAGES := build-all check-layers test-unit test-plugin
+CHECK_STAGES := build-all build-tests check-layers test-unit test-plugin
 LATER_STAGES := $(filter-out $(CHECK_STAGES),$(TEST_TARGETS))
 PRE_STAGES := $(filter test-package,$(LATER_STAGES))
 MAIN_STAGES := $(filter test-lab-main,$(LATER_STAGES))
@@ -164,10 +174,12 @@ SIDE_STAGES := $(filter-out $(PRE_STAGES) $(MAIN_STAGES),$(LATER_STAGES))
 since = $$(awk -v a=$(1) -v b=$$EPOCHREALTIME 'BEGIN { printf "%.1f", b - a }')
 # $(call run_stages,STAGES,keep-going?): each stage in a sub-make with WERROR=1,
 # timed; sets `fail` to the stages that failed and appends "STAGE SECS" to `times`.
+# The build-* stages (compiles only) run with -j$(JOBS), the others serially.
 define run_stages
 	for t in $(1); do \
 		printf '\n=== make %s ===\n' "$$t"; s0=$$EPOCHREALTIME; \
-		$(MAKE) --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t; rc=$$?; \
+		case $$t in build-*) j=-j$(JOBS) ;; *) j= ;; esac; \
+		$(MAKE) $$j --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) WERROR=1 $$t; rc=$$?; \
 		secs=$(call since,$$s0); times="$$times$${times:+, }$$t $$secs s$$([ $$rc = 0 ] || echo ' FAILED')"; \
 		printf '=== make %s: %s in %s s ===\n' "$$t" "$$([ $$rc = 0 ] && echo ok || echo FAILED)" "$$secs"; \
 		if [ $$rc != 0 ]; then fail="$$fail $$t"; $(if $(2),:,break); fi; \

@@ -1,11 +1,13 @@
 #!/bin/bash
 # handler_xcopy.so moving real data between two user:xcopy LUs, issued by
 # sg3_utils' sg_xcopy through tcm_loop (SG_IO):
-#   1. a 256 MiB (LAB_XCOPY_BIG) copy on a reflink XFS store: cmp-verified, the
-#      clone counter covers every byte (64 EXTENDED COPY commands of 4 MiB:
+#   1. a 64 MiB (LAB_XCOPY_BIG) copy on a reflink XFS store: cmp-verified, the
+#      clone counter covers every byte (16 EXTENDED COPY commands of 4 MiB:
 #      the checks are the same at any size; 1 GiB cost 2 min of urandom and
-#      cmp under TCG, and 1.3 GiB of the guest's tmpfs);
-#   2. on tmpfs (no reflink): copy_file_range moves the bytes;
+#      cmp under TCG, and 1.3 GiB of the guest's tmpfs; 256 MiB was the
+#      default until 2026-12-07);
+#   2. on tmpfs (no reflink): copy_file_range moves the bytes (64 MiB,
+#      LAB_XCOPY_SMALL);
 #   3. the cross-LU access rule on the real configfs: LUs exported by two
 #      different tcm_loop TPGs may not copy to each other (COPY ABORTED,
 #      nothing written) until each TPG exports both.
@@ -50,7 +52,7 @@ xcopy_case() {
 }
 
 # --- 1. reflink XFS: FICLONERANGE -------------------------------------------
-big=$(lab_size_bytes "${LAB_XCOPY_BIG:-256M}")
+big=$(lab_size_bytes "${LAB_XCOPY_BIG:-64M}")
 X=/mnt/lab-220-xfs
 lab_xfs_store "$X" "$(((big >> 20) + 320))M" >/dev/null
 lab_random "$X/src.img" "$big"
@@ -73,7 +75,7 @@ if xcopy_case xfs-reflink "$xs" "$xd" "$big"; then
 fi
 
 # --- 2. tmpfs: copy_file_range ------------------------------------------------
-small=$(lab_size_bytes "${LAB_XCOPY_SMALL:-256M}")
+small=$(lab_size_bytes "${LAB_XCOPY_SMALL:-64M}")
 T=/tmp/lab-220
 mkdir -p "$T"
 lab_random "$T/src.img" "$small"
