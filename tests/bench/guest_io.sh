@@ -226,8 +226,10 @@ iophase() {
 		# the raw virtio-blk disk of tests/lab/run --disk: QEMU's threads
 		# move the medium's bytes, not the guest's vCPUs as a loop device
 		# over guest RAM does
-		mkstore io 0 "$(lab_disk)"
-		echo "io_store on a virtio-blk disk ($(lab_disk))" >>"$OUT/guest.txt"
+		local disk
+		disk=$(lab_disk) || return 1
+		mkstore io 0 "$disk"
+		echo "io_store on a virtio-blk disk ($disk)" >>"$OUT/guest.txt"
 	else
 		mkstore io 0   # mounted at $W/io
 	fi

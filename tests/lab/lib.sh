@@ -286,30 +286,33 @@ lab_lio_reference() {
 
 # --- reflink-capable XFS store -----------------------------------------------
 
+# lab__loop SIZE : a loop device over a new image of SIZE in the guest's
+#   tmpfs; sets LAB__DEV and LAB__IMG (the caller lists them for teardown).
+lab__loop() {
+	mkdir -p "$LAB_STATE/stores" || return 1
+	LAB__IMG=$(mktemp /tmp/lab-loop.XXXXXX.img) || return 1
+	truncate -s "$(lab_size_bytes "$1")" "$LAB__IMG" || return 1
+	LAB__DEV=$(losetup -f --show "$LAB__IMG") || lab_err "losetup failed" || return 1
+}
+
 # lab_xfs_store DIR [SIZE] : XFS (-m reflink=1) on a loop device over an
 #   image in the guest's tmpfs, mounted at DIR. Prints DIR.
 lab_xfs_store() {
-	local dir=$1 size=${2:-512M} img dev
-	mkdir -p "$LAB_STATE/stores" "$dir" || return 1
-	img=$(mktemp /tmp/lab-xfs.XXXXXX.img) || return 1
-	truncate -s "$(lab_size_bytes "$size")" "$img" || return 1
-	dev=$(losetup -f --show "$img") || lab_err "losetup failed" || return 1
-	mkfs.xfs -q -f -m reflink=1 "$dev" >&2 || lab_err "mkfs.xfs failed" || return 1
-	mount -t xfs "$dev" "$dir" || lab_err "mount $dev $dir failed" || return 1
-	printf '%s\t%s\t%s\n' "$dir" "$dev" "$img" >>"$LAB_STATE/stores/list"
+	local dir=$1
+	mkdir -p "$dir" && lab__loop "${2:-512M}" || return 1
+	mkfs.xfs -q -f -m reflink=1 "$LAB__DEV" >&2 || lab_err "mkfs.xfs failed" || return 1
+	mount -t xfs "$LAB__DEV" "$dir" || lab_err "mount $LAB__DEV $dir failed" || return 1
+	printf '%s\t%s\t%s\n' "$dir" "$LAB__DEV" "$LAB__IMG" >>"$LAB_STATE/stores/list"
 	echo "$dir"
 }
 
 # lab_blockdev SIZE : a loop device over an image of SIZE in the guest's
-#   tmpfs, detached and removed at teardown. Prints the device.
+#   tmpfs (no filesystem: "-" in the stores list), detached and removed at
+#   teardown. Prints the device.
 lab_blockdev() {
-	local img dev
-	mkdir -p "$LAB_STATE/stores" || return 1
-	img=$(mktemp /tmp/lab-bdev.XXXXXX.img) || return 1
-	truncate -s "$(lab_size_bytes "$1")" "$img" || return 1
-	dev=$(losetup -f --show "$img") || lab_err "losetup failed" || return 1
-	printf '%s\t%s\t%s\n' - "$dev" "$img" >>"$LAB_STATE/stores/list"
-	echo "$dev"
+	lab__loop "$1" || return 1
+	printf '%s\t%s\t%s\n' - "$LAB__DEV" "$LAB__IMG" >>"$LAB_STATE/stores/list"
+	echo "$LAB__DEV"
 }
 
 # lab_disk : the raw virtio-blk disk tests/lab/run --disk gave the guest
