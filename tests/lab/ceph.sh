@@ -284,6 +284,40 @@ ceph_lab_start() {
 	basename "$0" .sh >"$d/started-by"
 }
 
+# ceph_cmp_start (lab tests, after ceph_lab_start; not in a subshell): one
+# librbd client for the test's ceph_same calls (tests/lab/rbd-cmp.py, a
+# coprocess that ends with the test). The rbd CLI starts and connects to the
+# cluster for every `rbd export`, seconds under TCG each.
+CEPH_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ceph_cmp_start() {
+	CEPH_CMP_ERR=$(mktemp)
+	coproc CEPH_CMP { exec python3 -u "$CEPH_SH_DIR/rbd-cmp.py" "$CEPH_CONF" 2>"$CEPH_CMP_ERR"; }
+}
+# ceph_same POOL/IMAGE[@SNAP] FILE: the image (snapshot) equals FILE byte for
+# byte, as `rbd export IMAGE - | cmp - FILE` would say (librbd reads the
+# image, read-only). Exit 0 if so; otherwise 1 and the difference on stderr.
+# CEPH_CMP_TIMEOUT (s, default 300) bounds one comparison; past it the client
+# is stopped and every later comparison fails. CEPH_CMP_TIMES=FILE: each
+# comparison's seconds and image are appended to FILE (--env, for the record).
+ceph_same() {
+	local ans='' t0=$EPOCHREALTIME
+	if [ -z "${CEPH_CMP_PID:-}" ] || [ -z "${CEPH_CMP[1]:-}" ]; then
+		echo "ceph_same: no rbd-cmp.py client (ceph_cmp_start)" >&2
+		return 1
+	fi
+	if ! printf '%s %s\n' "$1" "$2" >&"${CEPH_CMP[1]}" ||
+		! IFS= read -r -t "${CEPH_CMP_TIMEOUT:-300}" ans <&"${CEPH_CMP[0]}"; then
+		echo "ceph_same $1 $2: no answer from rbd-cmp.py${ans:+ ($ans)}" >&2
+		cat "$CEPH_CMP_ERR" >&2
+		kill "$CEPH_CMP_PID" 2>/dev/null
+		return 1
+	fi
+	[ -z "${CEPH_CMP_TIMES:-}" ] || echo "$(awk "BEGIN{printf \"%.2f\", $EPOCHREALTIME - $t0}") $1" >>"$CEPH_CMP_TIMES"
+	[ "$ans" = same ] && return 0
+	echo "ceph_same $1 $2: $ans" >&2
+	return 1
+}
+
 # ceph_lab_done (a lab test's cleanup, after lab_teardown): stops the test's
 # own cluster; the shared one stays for the next test.
 ceph_lab_done() {

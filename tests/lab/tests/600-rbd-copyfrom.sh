@@ -46,14 +46,9 @@ rbd_model() {
 	dd if="$4" of="$1" bs=4096 iflag=skip_bytes,count_bytes oflag=seek_bytes \
 		skip="$5" seek="$2" count="$3" conv=notrunc status=none
 }
-# same_as IMAGE FILE: rbd export of IMAGE equals FILE
-same_as() {
-	rbd export --no-progress "$1" "$W/out.bin" >/dev/null 2>&1 &&
-		cmp "$W/out.bin" "$2"
-	local rc=$?
-	rm -f "$W/out.bin"
-	return $rc
-}
+# same_as IMAGE FILE: IMAGE read through librbd (as rbd export) equals FILE
+ceph_cmp_start
+same_as() { ceph_same "$1" "$2"; }
 # xcopy SRC SOFF DST DOFF LEN: run xt-rbd copy, its counters in ${X[key]}
 declare -A X
 xcopy() {

@@ -173,13 +173,9 @@ calls=$(awk '$NF == "total" { print $4 }' "$W/strace.txt")
 echo "    strace -f -c of the runner during $n READs (+1 s attach): ${calls:-?} system calls, $(awk "BEGIN { printf \"%.1f\", ${calls:-0} / $n }") per READ; top 5:"
 awk '/^-/ { d++; next } d == 1 && NF >= 5 { print "      " $0 }' "$W/strace.txt" | sort -k4 -n -r | head -5
 
-# same_as FILE: rbd export of rbd/lu0 equals FILE
-same_as() {
-	rbd export --no-progress rbd/lu0 "$W/out.bin" >/dev/null 2>&1 && cmp "$W/out.bin" "$1"
-	local rc=$?
-	rm -f "$W/out.bin"
-	return $rc
-}
+# same_as FILE: rbd/lu0 read through librbd (as rbd export) equals FILE
+ceph_cmp_start
+same_as() { ceph_same rbd/lu0 "$1"; }
 truncate -s 16M "$W/model.bin"
 lab_random "$W/d.bin" 8M
 dd if="$W/d.bin" of="$sd" bs=1M seek=1 oflag=direct status=none
