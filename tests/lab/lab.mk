@@ -53,11 +53,13 @@ LAB_NEW_KERNEL_TIMEOUT ?= 900
 # NNN-rbd-* tests, which share one Ceph cluster in their guest, and the tests
 # numbered in LAB_SIDE_BALANCE, which even out the two tracks (330 since the
 # main boot runs at one vCPU, the two tracks are close; 657, ~25 s, 659 and
-# 660, ~75 s and ~40 s, since the main track is still the longer one): test-lab-main
+# 660, ~75 s and ~40 s, since the main track is still the longer one; 655 and 658,
+# ~65 s and ~14 s, once the RBD tests compared images through one librbd client,
+# which made the side track ~60-80 s shorter): test-lab-main
 # beside fuzzing + test-lab-side + test-lab-newkernel; tests/lab/README.md, "How long
 # make test takes") in one VM, every other test in another (test-lab-main).
 # test-lab is still all of them in one boot.
-LAB_SIDE_BALANCE ?= 330 657 659 660
+LAB_SIDE_BALANCE ?= 330 655 657 658 659 660
 LAB_ALL_TESTS := $(basename $(notdir $(wildcard $(LAB_MK_DIR)/tests/[0-9][0-9][0-9]-*.sh)))
 LAB_SIDE_TESTS ?= $(filter $(addsuffix -%,$(LAB_SIDE_BALANCE)),$(LAB_ALL_TESTS)) \
 	$(foreach t,$(LAB_ALL_TESTS),$(if $(findstring -rbd-,$(t)),$(t)))
