@@ -89,9 +89,10 @@ check-plugin-symbols: $(HANDLER_SO)
 # ~45 s of make check's ~140 on a loaded 2-core host.
 PLUGIN_RUNS := san opt rev subtype-cm2 subtype-refused xcopy-stat
 PLUGIN_ASAN := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+PLUGIN_RUN_DEPS := $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO)
 .PHONY: $(addprefix test-plugin-,$(PLUGIN_RUNS))
-$(addprefix test-plugin-,$(PLUGIN_RUNS)): $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO)
-test-plugin: $(PLUGIN_TEST_BIN) $(HANDLER_SO) $(HANDLER_SAN_SO) check-plugin-symbols
+$(addprefix test-plugin-,$(PLUGIN_RUNS)): $(PLUGIN_RUN_DEPS)
+test-plugin: $(PLUGIN_RUN_DEPS) check-plugin-symbols
 	$(Q)$(MAKE) -j$(JOBS) -Otarget --no-print-directory -f $(TOP)/Makefile BUILD=$(BUILD) \
 		$(addprefix test-plugin-,$(PLUGIN_RUNS))
 test-plugin-san:

@@ -4,7 +4,8 @@
 # RBD store's copy (build/tests/xt-rbd, target/store/rbd/rbd_*.c) between images:
 # whole objects by RADOS copy-from (gateway bytes 0), holes zeroed, head and
 # tail through the gateway, unsafe cases falling back with their reason, all
-# verified with `rbd export` + cmp against a model; then the reference:
+# verified against a model, the image read through librbd as `rbd export`
+# would (ceph_same, tests/lab/rbd-cmp.py); then the reference:
 # tcmu-runner's own handler_rbd (Debian's, user:rbd) on an image, libiscsi's
 # SCSI.ExtendedCopy + SCSI.ReceiveCopyResults over iSCSI (and the whole SCSI
 # family with LAB_RBD_FULL=1), recorded in $LAB_RESULTS/reference/handler-rbd/.

@@ -9,7 +9,7 @@
 # 64 MiB from a sparse source (RADOS copy-from, 0 gateway bytes, holes
 # zeroed), unaligned (librbd read/write, counted fallback), across pools; file
 # LU -> RBD LU and back; each compared byte for byte with a model of the whole
-# destination (`rbd export`). ROD tokens on RBD LUs (rbd-copy-lib.sh,
+# destination (the image read through librbd, ceph_same). ROD tokens on RBD LUs (rbd-copy-lib.sh,
 # rbd_copy_tokens): change vulnerable, guarded by the image's exclusive lock.
 # libiscsi over iSCSI: the copy suites (LAB_RBD_FULL=1: the whole SCSI
 # family), beside handler_rbd's recorded figures.
